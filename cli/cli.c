@@ -1,0 +1,140 @@
+/* CLI context: configuration and provider selection, error reporting and exit statuses,
+ * JSON output. */
+#include "cli/cli.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "core/redact.h"
+#include "core/util.h"
+
+void cli_init(sm_cli *cli)
+{
+    memset(cli, 0, sizeof *cli);
+    cli->out = stdout;
+    cli->err = stderr;
+}
+
+void cli_free(sm_cli *cli)
+{
+    sm_provider_free(cli->provider);
+    if (cli->config_loaded)
+        sm_config_free(&cli->config);
+    free(cli->config_path);
+    free(cli->context_name);
+    free(cli->theme);
+    memset(cli, 0, sizeof *cli);
+}
+
+int cli_error(sm_cli *cli, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    char *safe = sm_redact_dup(msg);
+    fprintf(cli->err, "sandman: %s\n", safe);
+    free(safe);
+    free(msg);
+    return status;
+}
+
+int cli_usage(sm_cli *cli, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    if (cli->verb)
+        fprintf(cli->err, "sandman %s: %s (see 'sandman %s --help')\n", cli->verb, msg,
+                cli->verb);
+    else
+        fprintf(cli->err, "sandman: %s (see 'sandman --help')\n", msg);
+    free(msg);
+    return CLI_USAGE;
+}
+
+int cli_fail(sm_cli *cli, const sm_error *err)
+{
+    int status = CLI_FAIL;
+    switch (err->code) {
+    case SM_ERR_INVALID:
+    case SM_ERR_CONFIG:
+    case SM_ERR_AMBIGUOUS: status = CLI_USAGE; break;
+    default: break;
+    }
+    return cli_error(cli, status, "%s", err->msg[0] ? err->msg : sm_error_code_name(err->code));
+}
+
+sm_provider *cli_provider(sm_cli *cli, int *status)
+{
+    if (cli->provider)
+        return cli->provider;
+    sm_error err;
+    sm_error_clear(&err);
+    if (!cli->config_loaded) {
+        if (sm_config_load(cli->config_path, &cli->config, &err) != SM_OK) {
+            *status = cli_fail(cli, &err);
+            return NULL;
+        }
+        cli->config_loaded = true;
+    }
+    sm_context ctx;
+    if (sm_config_resolve(&cli->config, cli->context_name, &ctx, &err) != SM_OK) {
+        *status = cli_fail(cli, &err);
+        return NULL;
+    }
+    sm_provider *p = NULL;
+    if (sm_provider_new(ctx.provider, ctx.options, &p, &err) != SM_OK) {
+        sm_context_free(&ctx);
+        *status = cli_fail(cli, &err);
+        return NULL;
+    }
+    free(p->context);
+    p->context = xstrdup(ctx.name);
+    sm_map_copy(&p->default_metadata, &ctx.default_metadata);
+    sm_map_copy(&p->image_rewrites, &ctx.image_rewrites);
+    sm_context_free(&ctx);
+    cli->provider = p;
+    return p;
+}
+
+sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status)
+{
+    sm_provider *p = cli_provider(cli, status);
+    if (!p)
+        return NULL;
+    sm_sandbox *s = sm_sandbox_new(p, false);
+    sm_error err;
+    sm_error_clear(&err);
+    if (sm_sandbox_open(s, id, &err) != SM_OK) {
+        *status = cli_fail(cli, &err);
+        sm_sandbox_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void cli_print_json(sm_cli *cli, cJSON *doc)
+{
+    char *s = cJSON_Print(doc);
+    char *safe = sm_redact_dup(s);
+    fprintf(cli->out, "%s\n", safe);
+    free(safe);
+    free(s);
+    cJSON_Delete(doc);
+}
+
+void cli_print_json_line(sm_cli *cli, cJSON *doc)
+{
+    char *s = sm_json_print(doc);
+    char *safe = sm_redact_dup(s);
+    fprintf(cli->out, "%s\n", safe);
+    fflush(cli->out);
+    free(safe);
+    free(s);
+    cJSON_Delete(doc);
+}

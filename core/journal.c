@@ -1,0 +1,211 @@
+/* The append-only JSON-lines event journal, one file per sandbox. */
+#include "core/journal.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/json.h"
+#include "core/redact.h"
+#include "core/util.h"
+
+static char *journal_dir(const char *provider)
+{
+    return xasprintf("%s/journal/%s", sm_state_dir(), provider);
+}
+
+char *sm_journal_path(const char *provider, const char *sandbox_id)
+{
+    return xasprintf("%s/journal/%s/%s.jsonl", sm_state_dir(), provider, sandbox_id);
+}
+
+int sm_journal_append(const char *provider, const char *sandbox_id, const char *type,
+                      const char *event, cJSON *fields)
+{
+    cJSON *ev = cJSON_CreateObject();
+    char ts[40];
+    sm_format_time(sm_now_wall(), ts, sizeof ts);
+    cJSON_AddStringToObject(ev, "ts", ts);
+    cJSON_AddStringToObject(ev, "type", type);
+    cJSON_AddStringToObject(ev, "event", event);
+    cJSON_AddStringToObject(ev, "sandbox_id", sandbox_id);
+    cJSON_AddStringToObject(ev, "provider", provider);
+    if (fields) {
+        cJSON *it = fields->child;
+        while (it) {
+            cJSON *next = it->next;
+            cJSON_AddItemToObject(ev, it->string, cJSON_DetachItemViaPointer(fields, it));
+            it = next;
+        }
+        cJSON_Delete(fields);
+    }
+    char *line = sm_json_print(ev);
+    cJSON_Delete(ev);
+    char *safe = sm_redact_dup(line);
+    free(line);
+    size_t n = strlen(safe);
+    safe = xrealloc(safe, n + 2);
+    safe[n++] = '\n';
+    safe[n] = '\0';
+
+    char *dir = journal_dir(provider);
+    sm_mkdir_p(dir, 0700);
+    free(dir);
+    char *path = sm_journal_path(provider, sandbox_id);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    free(path);
+    int rc = SM_ERR_IO;
+    if (fd >= 0) {
+        if (write(fd, safe, n) == (ssize_t)n)
+            rc = SM_OK;
+        close(fd);
+    }
+    free(safe);
+    return rc;
+}
+
+int sm_journal_failure(const char *provider, const char *sandbox_id, const sm_failure *f)
+{
+    cJSON *fields = cJSON_CreateObject();
+    cJSON_AddItemToObject(fields, "failure", sm_failure_to_json(f));
+    return sm_journal_append(provider, sandbox_id, "failure", f->operation[0] ? f->operation
+                                                                             : "failure",
+                             fields);
+}
+
+static void read_lines_into(const char *path, cJSON *arr)
+{
+    char *text;
+    if (sm_read_file(path, &text, NULL) < 0)
+        return;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        cJSON *ev = cJSON_Parse(line);
+        if (cJSON_IsObject(ev))
+            cJSON_AddItemToArray(arr, ev);
+        else
+            cJSON_Delete(ev);
+    }
+    free(text);
+}
+
+int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out)
+{
+    cJSON *arr = cJSON_CreateArray();
+    char *path = sm_journal_path(provider, sandbox_id);
+    read_lines_into(path, arr);
+    free(path);
+    *out = arr;
+    return SM_OK;
+}
+
+static int cmp_ts_desc(const void *a, const void *b)
+{
+    const char *ta = sm_json_str(*(cJSON *const *)a, "ts");
+    const char *tb = sm_json_str(*(cJSON *const *)b, "ts");
+    return strcmp(tb ? tb : "", ta ? ta : "");
+}
+
+int sm_journal_read_all(size_t max, cJSON **out)
+{
+    cJSON *all = cJSON_CreateArray();
+    char *root = xasprintf("%s/journal", sm_state_dir());
+    DIR *pd = opendir(root);
+    while (pd) {
+        struct dirent *p = readdir(pd);
+        if (!p)
+            break;
+        if (p->d_name[0] == '.')
+            continue;
+        char *dir = xasprintf("%s/%s", root, p->d_name);
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            size_t l = strlen(e->d_name);
+            if (l < 7 || strcmp(e->d_name + l - 6, ".jsonl"))
+                continue;
+            char *path = xasprintf("%s/%s", dir, e->d_name);
+            read_lines_into(path, all);
+            free(path);
+        }
+        if (d)
+            closedir(d);
+        free(dir);
+    }
+    if (pd)
+        closedir(pd);
+    free(root);
+
+    size_t n = (size_t)cJSON_GetArraySize(all);
+    cJSON **items = xcalloc(n ? n : 1, sizeof *items);
+    for (size_t i = 0; i < n; i++)
+        items[i] = cJSON_DetachItemFromArray(all, 0);
+    qsort(items, n, sizeof *items, cmp_ts_desc);
+    for (size_t i = 0; i < n; i++) {
+        if (max == 0 || i < max)
+            cJSON_AddItemToArray(all, items[i]);
+        else
+            cJSON_Delete(items[i]);
+    }
+    free(items);
+    *out = all;
+    return SM_OK;
+}
+
+void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len)
+{
+    const char *type = sm_json_str(ev, "type"), *event = sm_json_str(ev, "event");
+    const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev, "failure");
+    char label[160] = "", evid[512] = "", dur[24] = "";
+    sm_failure f;
+    sm_failure_init(&f);
+    if (fj) {
+        sm_failure_from_json(fj, &f);
+        sm_failure_label(&f, label, sizeof label);
+        sm_failure_evidence(&f, evid, sizeof evid);
+    }
+    double ms = sm_json_num(ev, "duration_ms", -1);
+    if (ms >= 0)
+        sm_format_duration(ms / 1000.0, dur, sizeof dur);
+    if (type && !strcmp(type, "exec")) {
+        const char *cmd = sm_json_str(ev, "cmd");
+        if (label[0])
+            snprintf(buf, len, "%s in %s: %s", label, dur, cmd ? cmd : "");
+        else
+            snprintf(buf, len, "exit %d in %s: %s", (int)sm_json_num(ev, "return_code", 0), dur,
+                     cmd ? cmd : "");
+    } else if (type && !strcmp(type, "transfer")) {
+        char size[24] = "";
+        double bytes = sm_json_num(ev, "bytes", -1);
+        if (bytes >= 0)
+            sm_format_bytes(bytes, size, sizeof size);
+        bool up = event && !strcmp(event, "upload");
+        snprintf(buf, len, "%s %s -> %s%s%s%s", event ? event : "", up ? sm_json_str(ev, "local")
+                                                                      : sm_json_str(ev, "remote"),
+                 up ? sm_json_str(ev, "remote") : sm_json_str(ev, "local"), size[0] ? " (" : "",
+                 size, size[0] ? ")" : "");
+    } else if (fj) {
+        snprintf(buf, len, "%s%s%s%s%s", event ? event : "", label[0] ? ": " : "", label,
+                 evid[0] ? " - " : "", evid);
+        if (f.reason[0] && !evid[0]) {
+            size_t n = strlen(buf);
+            snprintf(buf + n, len - n, " - %s", f.reason);
+        }
+    } else {
+        snprintf(buf, len, "%s%s%s", event ? event : "", dur[0] ? " in " : "", dur);
+    }
+}
+
+int sm_journal_remove(const char *provider, const char *sandbox_id)
+{
+    char *path = sm_journal_path(provider, sandbox_id);
+    int rc = (unlink(path) == 0 || errno == ENOENT) ? SM_OK : SM_ERR_IO;
+    free(path);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* The event journal: one append-only JSON-lines file per sandbox under
+ * <state>/journal/<provider>/<id>.jsonl. Lines are lifecycle, exec, transfer and failure
+ * events; each has ts, type, event, sandbox_id, provider. Appends are single O_APPEND writes,
+ * so concurrent processes never interleave a line. Secrets are redacted before writing. */
+#ifndef SM_JOURNAL_H
+#define SM_JOURNAL_H
+
+#include <stddef.h>
+
+#include "core/failure.h"
+
+typedef struct cJSON cJSON;
+
+/* Caller frees. */
+char *sm_journal_path(const char *provider, const char *sandbox_id);
+
+/* Adds ts/sandbox_id/provider to ev (consumed) and appends it. */
+int sm_journal_append(const char *provider, const char *sandbox_id, const char *type,
+                      const char *event, cJSON *fields);
+/* Appends a failure event: type "failure", the failure object under "failure". */
+int sm_journal_failure(const char *provider, const char *sandbox_id, const sm_failure *f);
+
+/* Reads one sandbox's events, oldest first; *out is a cJSON array the caller deletes.
+ * A missing journal is an empty array. Malformed lines are skipped. */
+int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out);
+/* Every journal of every sandbox (all providers), newest first, at most max events
+ * (0 = unlimited). */
+int sm_journal_read_all(size_t max, cJSON **out);
+int sm_journal_remove(const char *provider, const char *sandbox_id);
+
+/* One line describing an event for humans: "exit 3 in 12ms: make test",
+ * "OOM killed: memory.oom_kill 1, limit 64MiB", "upload ./a -> /tmp/a (12B)". */
+void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len);
+
+#endif

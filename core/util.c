@@ -1,0 +1,427 @@
+/* Small shared helpers: allocation, time, ids, files, the state directory. */
+#include "core/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void oom_abort(size_t n)
+{
+    fprintf(stderr, "sandman: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom_abort(n);
+    return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+    void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+    if (!p)
+        oom_abort(nmemb * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom_abort(n);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    char *p = strdup(s ? s : "");
+    if (!p)
+        oom_abort(strlen(s));
+    return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = strndup(s, n);
+    if (!p)
+        oom_abort(n);
+    return p;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+    char *out;
+    if (vasprintf(&out, fmt, ap) < 0)
+        oom_abort(0);
+    return out;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = xvasprintf(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+double sm_now_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double sm_now_wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void sm_format_time(double epoch, char *buf, size_t len)
+{
+    time_t secs = (time_t)epoch;
+    int ms = (int)((epoch - (double)secs) * 1000.0);
+    if (ms < 0)
+        ms = 0;
+    if (ms > 999)
+        ms = 999;
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+}
+
+double sm_parse_time(const char *s)
+{
+    struct tm tm = {0};
+    int ms = 0;
+    if (!s)
+        return -1;
+    int n = sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms);
+    if (n < 6)
+        return -1;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return (double)timegm(&tm) + ms / 1000.0;
+}
+
+void sm_format_duration(double s, char *buf, size_t len)
+{
+    if (s < 0 || isnan(s))
+        s = 0;
+    if (s < 1.0) {
+        snprintf(buf, len, "%dms", (int)(s * 1000.0 + 0.5));
+    } else if (s < 60) {
+        snprintf(buf, len, "%ds", (int)s);
+    } else if (s < 3600) {
+        snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+    } else if (s < 86400) {
+        snprintf(buf, len, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+    } else {
+        snprintf(buf, len, "%dd%02dh", (int)(s / 86400), (int)(fmod(s, 86400) / 3600));
+    }
+}
+
+void sm_format_bytes(double b, char *buf, size_t len)
+{
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    if (b < 0)
+        b = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        u++;
+    }
+    if (u == 0 || b >= 100 || b == floor(b))
+        snprintf(buf, len, "%.0f%s", b, units[u]);
+    else
+        snprintf(buf, len, "%.1f%s", b, units[u]);
+}
+
+void sm_random_hex(char *buf, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[64];
+    size_t need = (n + 1) / 2;
+    if (need > sizeof raw)
+        need = sizeof raw;
+    if (getrandom(raw, need, 0) != (ssize_t)need) {
+        /* getrandom cannot fail for small sizes once the pool is ready; fall back anyway. */
+        unsigned seed = (unsigned)(sm_now_mono() * 1e9) ^ (unsigned)getpid();
+        for (size_t i = 0; i < need; i++)
+            raw[i] = (unsigned char)rand_r(&seed);
+    }
+    for (size_t i = 0; i < n && i / 2 < need; i++)
+        buf[i] = hex[(i % 2) ? (raw[i / 2] & 0xf) : (raw[i / 2] >> 4)];
+    buf[n] = '\0';
+}
+
+int sm_read_file(const char *path, char **out, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t cap = 4096, n = 0;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) {
+            cap *= 2;
+            buf = xrealloc(buf, cap);
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            free(buf);
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *out = buf;
+    if (len)
+        *len = n;
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int sm_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode)
+{
+    char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0) {
+        free(tmp);
+        return -1;
+    }
+    if (write_all(fd, data, len) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        errno = e;
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+int sm_mkdir_p(const char *path, mode_t mode)
+{
+    char buf[PATH_MAX];
+    if (strlen(path) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, mode) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+static int rm_rf_at(int parent, const char *name)
+{
+    if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+        return 0;
+    if (errno != EISDIR && errno != EPERM)
+        return -1;
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        if (rm_rf_at(dirfd(d), de->d_name) < 0)
+            rc = -1;
+    }
+    closedir(d);
+    if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+        rc = -1;
+    return rc;
+}
+
+int sm_rm_rf(const char *path)
+{
+    return rm_rf_at(AT_FDCWD, path);
+}
+
+int sm_read_small_at(int dirfd, const char *name, char *buf, size_t len)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = pread(fd, buf, len - 1, 0);
+    int e = errno;
+    close(fd);
+    if (n < 0) {
+        errno = e;
+        return -1;
+    }
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+        buf[--n] = '\0';
+    return 0;
+}
+
+int sm_read_small(const char *path, char *buf, size_t len)
+{
+    return sm_read_small_at(AT_FDCWD, path, buf, len);
+}
+
+int sm_write_str(const char *path, const char *s)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = write_all(fd, s, strlen(s));
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
+static char *g_state_dir;
+
+const char *sm_state_dir(void)
+{
+    if (g_state_dir)
+        return g_state_dir;
+    const char *env = getenv("SANDMAN_STATE_DIR");
+    if (env && *env) {
+        g_state_dir = xstrdup(env);
+    } else if ((env = getenv("XDG_STATE_HOME")) && *env) {
+        g_state_dir = xasprintf("%s/sandman", env);
+    } else {
+        const char *home = getenv("HOME");
+        if (!home || !*home) {
+            struct passwd *pw = getpwuid(getuid());
+            home = pw ? pw->pw_dir : "/tmp";
+        }
+        g_state_dir = xasprintf("%s/.local/state/sandman", home);
+    }
+    sm_mkdir_p(g_state_dir, 0700);
+    return g_state_dir;
+}
+
+void sm_state_dir_reset(void)
+{
+    free(g_state_dir);
+    g_state_dir = NULL;
+}
+
+int sm_parse_long(const char *s, long *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int sm_parse_double(const char *s, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || isnan(v) || isinf(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+bool sm_str_has_prefix(const char *s, const char *prefix)
+{
+    return s && prefix && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+char *sm_shell_quote(const char *s)
+{
+    size_t n = 2;
+    for (const char *p = s; *p; p++)
+        n += (*p == '\'') ? 4 : 1;
+    char *out = xmalloc(n + 1), *o = out;
+    *o++ = '\'';
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return out;
+}
+
+char *sm_join_words(int argc, char *const argv[])
+{
+    size_t n = 1;
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *out = xmalloc(n), *o = out;
+    for (int i = 0; i < argc; i++) {
+        size_t l = strlen(argv[i]);
+        if (i)
+            *o++ = ' ';
+        memcpy(o, argv[i], l);
+        o += l;
+    }
+    *o = '\0';
+    return out;
+}

@@ -1,0 +1,18 @@
+/* The one place that knows every built-in provider and registers them. */
+#include "providers/builtin.h"
+
+#include <pthread.h>
+
+#include "core/provider.h"
+#include "providers/local/local_provider.h"
+
+static void register_all(void)
+{
+    sm_provider_register(&sm_local_provider_ops, NULL);
+}
+
+void sm_builtin_register_all(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_all);
+}

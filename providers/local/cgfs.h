@@ -1,0 +1,16 @@
+/* Small cgroup filesystem helpers shared by the client and the static supervisor (libc only):
+ * read a "key value" counter, kill every process of a cgroup, remove a cgroup directory. */
+#ifndef SM_LOCAL_CGFS_H
+#define SM_LOCAL_CGFS_H
+
+/* Reads `key N` from a flat-keyed file (memory.events, memory.oom_control, pids.events,
+ * cpu.stat, memory.stat). Returns N, or -1 when the file or key is missing. */
+long long cgfs_read_key(const char *dir, const char *file, const char *key);
+/* Reads a single-number file (memory.usage_in_bytes, pids.current); "max" -> -2; -1 on error. */
+long long cgfs_read_num(const char *dir, const char *file);
+/* SIGKILLs every process in the cgroup (cgroup.kill when present, else cgroup.procs). */
+void cgfs_kill_all(const char *dir);
+/* Kills leftovers and removes the directory, retrying briefly while it drains. 0 or -1. */
+int cgfs_remove(const char *dir);
+
+#endif

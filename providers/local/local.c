@@ -1,0 +1,620 @@
+/* The local provider: sandboxes on this host with namespaces and cgroups and no daemon.
+ * create writes the sandbox record and launch file, creates cgroups with the limits, and
+ * starts the static supervisor (sandman-supervisor), which outlives us; every later call
+ * reads the record from the state directory, so any sandman process reaches any sandbox. */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/journal.h"
+#include "core/json.h"
+#include "core/util.h"
+#include "providers/local/launch.h"
+#include "providers/local/local.h"
+#include "providers/local/local_provider.h"
+
+static const char *const config_keys[] = {"network", "pids_limit", "image", "shell",
+                                          "workdir", "default_timeout_s", NULL};
+
+static char *find_supervisor(void)
+{
+    const char *env = getenv("SANDMAN_SUPERVISOR");
+    if (env && *env)
+        return xstrdup(env);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        const char *rel[] = {"sandman-supervisor", "../sandman-supervisor",
+                             "../libexec/sandman/sandman-supervisor"};
+        for (size_t i = 0; i < SM_ARRAY_LEN(rel); i++) {
+            char *p = xasprintf("%s/%s", exe, rel[i]);
+            if (access(p, X_OK) == 0)
+                return p;
+            free(p);
+        }
+    }
+    return NULL;
+}
+
+static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
+{
+    local_provider *lp = xcalloc(1, sizeof *lp);
+    lp->network = xstrdup("none");
+    lp->pids_limit = 4096;
+    lp->image = xstrdup("host");
+    lp->shell = xstrdup("/bin/sh");
+    lp->default_timeout_s = SM_DEFAULT_EXEC_TIMEOUT_S;
+    p->impl = lp;
+    int rc = sm_json_get_string(config, "network", &lp->network, "local", err);
+    if (!rc)
+        rc = sm_json_get_long(config, "pids_limit", &lp->pids_limit, "local", err);
+    if (!rc)
+        rc = sm_json_get_string(config, "image", &lp->image, "local", err);
+    if (!rc)
+        rc = sm_json_get_string(config, "shell", &lp->shell, "local", err);
+    if (!rc)
+        rc = sm_json_get_string(config, "workdir", &lp->workdir, "local", err);
+    if (!rc)
+        rc = sm_json_get_number(config, "default_timeout_s", &lp->default_timeout_s, "local",
+                                err);
+    if (!rc && strcmp(lp->network, "none") && strcmp(lp->network, "host"))
+        rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                          "local.network must be none or host, not '%s'", lp->network);
+    if (!rc && lp->pids_limit < 0)
+        rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                          "local.pids_limit must be 0 (no limit) or positive");
+    if (!rc && lp->workdir && lp->workdir[0] != '/')
+        rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                          "local.workdir must be an absolute path");
+    if (!rc && lp->default_timeout_s <= 0)
+        rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                          "local.default_timeout_s must be positive");
+    if (rc) {
+        if (err)
+            err->code = SM_ERR_CONFIG;
+        return SM_ERR_CONFIG;
+    }
+    lp->supervisor = find_supervisor();
+    local_cg_detect(&lp->cg);
+    return SM_OK;
+}
+
+static void local_destroy(sm_provider *p)
+{
+    local_provider *lp = p->impl;
+    if (!lp)
+        return;
+    free(lp->network);
+    free(lp->image);
+    free(lp->shell);
+    free(lp->workdir);
+    free(lp->supervisor);
+    local_cg_layout_free(&lp->cg);
+    free(lp);
+}
+
+/* "host" or "dir:/abs/rootfs". */
+static int parse_image(const char *image, char **rootfs, sm_error *err)
+{
+    *rootfs = NULL;
+    if (!strcmp(image, "host"))
+        return SM_OK;
+    if (sm_str_has_prefix(image, "dir:")) {
+        const char *path = image + 4;
+        struct stat st;
+        if (path[0] != '/')
+            return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_CREATE_FAILED,
+                                "image '%s': the rootfs path must be absolute", image);
+        if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+            return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_CREATE_FAILED,
+                                "image '%s': %s is not a directory", image, path);
+        *rootfs = xstrdup(path);
+        return SM_OK;
+    }
+    return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_CREATE_FAILED,
+                        "the local provider runs image 'host' or 'dir:/path/to/rootfs', not '%s'",
+                        image);
+}
+
+static void write_launch(const char *dir, const local_provider *lp, const sm_spec *spec,
+                         const char *id, const char *rootfs, const char *workdir,
+                         const local_cgroups *cg)
+{
+    char *path = xasprintf("%s/launch.conf", dir), num[64];
+    FILE *f = fopen(path, "we");
+    free(path);
+    if (!f)
+        return;
+    launch_put(f, "id", id);
+    launch_put(f, "dir", dir);
+    launch_put(f, "root", rootfs ? "dir" : "host");
+    if (rootfs)
+        launch_put(f, "rootfs", rootfs);
+    launch_put(f, "workdir", workdir ? workdir : "");
+    launch_put(f, "network", lp->network);
+    launch_put(f, "state_dir", sm_state_dir());
+    char host[64];
+    snprintf(host, sizeof host, "sbx-%.8s", id);
+    launch_put(f, "hostname", host);
+    snprintf(num, sizeof num, "%d", geteuid() != 0);
+    launch_put(f, "userns", num);
+    snprintf(num, sizeof num, "%u", (unsigned)geteuid());
+    launch_put(f, "uid", num);
+    snprintf(num, sizeof num, "%u", (unsigned)getegid());
+    launch_put(f, "gid", num);
+    if (spec->ttl_s > 0) {
+        snprintf(num, sizeof num, "%lld", (long long)(spec->ttl_s * 1000.0));
+        launch_put(f, "ttl_ms", num);
+        snprintf(num, sizeof num, "%g", spec->ttl_s);
+        launch_put(f, "ttl_s", num);
+    }
+    snprintf(num, sizeof num, "%lld",
+             (long long)((spec->ready_timeout_s > 0 ? spec->ready_timeout_s : 60) * 1000));
+    launch_put(f, "ready_timeout_ms", num);
+    char *journal = sm_journal_path("local", id);
+    launch_put(f, "journal", journal);
+    free(journal);
+    snprintf(num, sizeof num, "%d", cg->version);
+    launch_put(f, "cg_version", num);
+    for (int c = 0; c < CG__COUNT; c++)
+        if (cg->dir[c])
+            launch_put(f, "cg", cg->dir[c]);
+    const char *mem = cg->version == 2 ? cg->dir[CG_UNIFIED] : cg->dir[CG_MEMORY];
+    const char *pids = cg->version == 2 ? cg->dir[CG_UNIFIED] : cg->dir[CG_PIDS];
+    if (mem)
+        launch_put(f, "cg_memory", mem);
+    if (pids)
+        launch_put(f, "cg_pids", pids);
+    if (spec->resources.set & SM_RES_MEMORY) {
+        snprintf(num, sizeof num, "%lld", (long long)spec->resources.memory_mib << 20);
+        launch_put(f, "mem_limit", num);
+    }
+    for (size_t i = 0; spec->entrypoint && spec->entrypoint[i]; i++)
+        launch_put(f, "entry", spec->entrypoint[i]);
+    launch_put(f, "env", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+    for (size_t i = 0; i < spec->env.n; i++) {
+        char *kv = xasprintf("%s=%s", spec->env.items[i].key, spec->env.items[i].value);
+        launch_put(f, "env", kv);
+        free(kv);
+    }
+    fclose(f);
+}
+
+static cJSON *record_json(const local_provider *lp, sm_provider *p, const sm_spec *spec,
+                          const char *id, const char *image, const char *workdir,
+                          const local_cgroups *cg, const char *note)
+{
+    static const char *const cg_keys[CG__COUNT] = {"memory", "cpu", "cpuacct", "pids", "blkio",
+                                                   "unified"};
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", id);
+    cJSON_AddStringToObject(o, "context", p->context);
+    cJSON_AddStringToObject(o, "image", image);
+    if (workdir)
+        cJSON_AddStringToObject(o, "workdir", workdir);
+    cJSON_AddNumberToObject(o, "created_at", sm_now_wall());
+    if (spec->ttl_s > 0)
+        cJSON_AddNumberToObject(o, "ttl_s", spec->ttl_s);
+    cJSON_AddNumberToObject(o, "ready_timeout_s",
+                            spec->ready_timeout_s > 0 ? spec->ready_timeout_s : 60);
+    cJSON_AddItemToObject(o, "env", sm_map_to_json(&spec->env));
+    cJSON_AddItemToObject(o, "metadata", sm_map_to_json(&spec->metadata));
+    cJSON_AddItemToObject(o, "resources", sm_resources_to_json(&spec->resources));
+    cJSON *ports = cJSON_AddArrayToObject(o, "ports");
+    for (size_t i = 0; i < spec->nports; i++)
+        cJSON_AddItemToArray(ports, cJSON_CreateNumber(spec->ports[i]));
+    cJSON_AddStringToObject(o, "network", lp->network);
+    cJSON_AddStringToObject(o, "shell", lp->shell);
+    if (note)
+        cJSON_AddStringToObject(o, "limits_note", note);
+    cJSON *cgo = cJSON_AddObjectToObject(o, "cgroups");
+    cJSON_AddNumberToObject(cgo, "version", cg->version);
+    for (int c = 0; c < CG__COUNT; c++)
+        if (cg->dir[c])
+            cJSON_AddStringToObject(cgo, cg_keys[c], cg->dir[c]);
+    return o;
+}
+
+/* Starts the supervisor detached from us (double fork, new session) and waits for its
+ * verdict line: "ok <pid>" or "err <message>". */
+static int start_supervisor(const local_provider *lp, const char *dir, double timeout_s,
+                            char *msg, size_t len)
+{
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) < 0) {
+        snprintf(msg, len, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    char fdnum[16];
+    snprintf(fdnum, sizeof fdnum, "%d", pfd[1]);
+    char *const argv[] = {lp->supervisor, (char *)dir, fdnum, NULL};
+    pid_t child = fork();
+    if (child == 0) {
+        /* Only async-signal-safe calls from here: the caller may be multi-threaded. */
+        setsid();
+        pid_t grand = fork();
+        if (grand == 0) {
+            fcntl(pfd[1], F_SETFD, 0);
+            execv(lp->supervisor, argv);
+            _exit(127);
+        }
+        _exit(grand < 0 ? 1 : 0);
+    }
+    close(pfd[1]);
+    if (child < 0) {
+        close(pfd[0]);
+        snprintf(msg, len, "fork: %s", strerror(errno));
+        return -1;
+    }
+    waitpid(child, NULL, 0);
+    char buf[1024];
+    size_t got = 0;
+    double deadline = sm_now_mono() + timeout_s;
+    while (got + 1 < sizeof buf && !memchr(buf, '\n', got)) {
+        int ms = (int)((deadline - sm_now_mono()) * 1000);
+        struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+        if (ms <= 0 || poll(&p, 1, ms) <= 0) {
+            snprintf(msg, len, "the sandbox did not become ready within %gs", timeout_s);
+            close(pfd[0]);
+            return -1;
+        }
+        ssize_t r = read(pfd[0], buf + got, sizeof buf - 1 - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(pfd[0]);
+    buf[got] = '\0';
+    char *nl = strchr(buf, '\n');
+    if (nl)
+        *nl = '\0';
+    if (!strncmp(buf, "ok ", 3))
+        return 0;
+    if (!strncmp(buf, "err ", 4))
+        snprintf(msg, len, "%s", buf + 4);
+    else
+        snprintf(msg, len, "the supervisor (%s) exited without starting the sandbox",
+                 lp->supervisor);
+    return -1;
+}
+
+/* Removes what exists of a sandbox: processes, cgroups, state directory. */
+static void destroy_sandbox(const char *id)
+{
+    local_record r;
+    if (local_record_load(id, &r, NULL) == SM_OK) {
+        if (!r.ended) {
+            /* Ask the supervisor to end it (it records why), then wait for its lock. */
+            char *sup = xasprintf("%s/ready", r.dir), supbuf[256];
+            struct launch rd;
+            pid_t sp = 0;
+            if (launch_read(sup, &rd) == 0) {
+                sp = (pid_t)launch_get_ll(&rd, "supervisor", 0);
+                launch_free(&rd);
+            }
+            free(sup);
+            (void)supbuf;
+            if (sp > 0 && r.sup_alive)
+                kill(sp, SIGTERM);
+            char *lock = xasprintf("%s/lock", r.dir);
+            int fd = open(lock, O_RDONLY | O_CLOEXEC);
+            free(lock);
+            for (int i = 0; fd >= 0 && i < 300; i++) {
+                if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+                    break;
+                usleep(10000);
+            }
+            if (fd >= 0)
+                close(fd);
+            if (local_record_init_alive(&r))
+                kill(r.init_pid, SIGKILL);
+        }
+        local_cg_remove(&r.cg);
+        local_record_free(&r);
+    }
+    char *dir = local_dir(id);
+    sm_rm_rf(dir);
+    free(dir);
+}
+
+static int local_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error *err)
+{
+    local_provider *lp = p->impl;
+    *out = NULL;
+    if (!lp->supervisor)
+        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_CREATE_FAILED,
+                            "cannot find sandman-supervisor beside the sandman binary (set "
+                            "SANDMAN_SUPERVISOR to its path)");
+    const char *image = spec->image ? spec->image : lp->image;
+    char *rootfs = NULL;
+    if (parse_image(image, &rootfs, err) != SM_OK)
+        return SM_ERR_INVALID;
+    if (spec->resources.set & (SM_RES_GPU | SM_RES_GPU_TYPE)) {
+        free(rootfs);
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_CREATE_FAILED,
+                            "the local provider cannot give a sandbox GPUs");
+    }
+    const char *workdir = spec->workdir ? spec->workdir : lp->workdir;
+
+    char id[13];
+    sm_random_hex(id, 12);
+    char *dir = local_dir(id);
+    sm_mkdir_p(local_root(), 0700);
+    int rc = SM_OK;
+    const char *subdirs[] = {"root", "tmp", "work", "upper", "ovl"};
+    if (mkdir(dir, 0700) < 0)
+        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_CREATE_FAILED, "cannot create %s: %s", dir,
+                          strerror(errno));
+    for (size_t i = 0; rc == SM_OK && i < SM_ARRAY_LEN(subdirs); i++) {
+        char *sd = xasprintf("%s/%s", dir, subdirs[i]);
+        if (mkdir(sd, 0755) < 0)
+            rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_CREATE_FAILED, "cannot create %s: %s", sd,
+                              strerror(errno));
+        free(sd);
+    }
+    if (rc == SM_OK) {
+        char *tmp = xasprintf("%s/tmp", dir);
+        chmod(tmp, 01777);
+        if (!rootfs && workdir && sm_str_has_prefix(workdir, "/tmp/")) {
+            char *wd = xasprintf("%s%s", tmp, workdir + 4);
+            sm_mkdir_p(wd, 0755);
+            free(wd);
+        }
+        free(tmp);
+    }
+    local_cgroups cg;
+    char *note = NULL;
+    memset(&cg, 0, sizeof cg);
+    if (rc == SM_OK) {
+        local_cg_create(lp, id, &spec->resources, &cg, &note);
+        write_launch(dir, lp, spec, id, rootfs, workdir, &cg);
+        cJSON *rec = record_json(lp, p, spec, id, image, workdir, &cg, note);
+        char *text = sm_json_print(rec);
+        cJSON_Delete(rec);
+        char *path = xasprintf("%s/spec.json", dir);
+        if (sm_write_file_atomic(path, text, strlen(text), 0600) < 0)
+            rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_CREATE_FAILED, "cannot write %s: %s",
+                              path, strerror(errno));
+        free(path);
+        free(text);
+    }
+    if (rc == SM_OK) {
+        char msg[600];
+        double budget = spec->ready_timeout_s > 0 ? spec->ready_timeout_s : 60;
+        if (start_supervisor(lp, dir, budget, msg, sizeof msg) < 0)
+            rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_CREATE_FAILED,
+                              "creating a local sandbox failed: %s", msg);
+    }
+    free(note);
+    free(rootfs);
+    if (rc != SM_OK) {
+        local_cg_remove(&cg);
+        destroy_sandbox(id);
+        local_cg_free(&cg);
+        free(dir);
+        return rc;
+    }
+    local_cg_free(&cg);
+    free(dir);
+    *out = sm_handle_new(id, "local");
+    return SM_OK;
+}
+
+static int local_close(sm_provider *p, sm_handle *h, sm_error *err)
+{
+    char *dir = local_dir(h->id);
+    struct stat st;
+    bool exists = stat(dir, &st) == 0;
+    free(dir);
+    if (exists)
+        destroy_sandbox(h->id);
+    return SM_OK;
+}
+
+static int local_status(sm_provider *p, sm_handle *h, sm_sandbox_info *info, sm_error *err)
+{
+    local_record r;
+    int rc = local_record_load(h->id, &r, err);
+    if (rc != SM_OK) {
+        sm_sandbox_info_init(info);
+        info->id = xstrdup(h->id);
+        info->provider = xstrdup("local");
+        info->status = SM_STATUS_STOPPED;
+        info->failure.kind = SM_FAIL_NOT_FOUND;
+        snprintf(info->failure.reason, sizeof info->failure.reason, "the sandbox is gone");
+        return SM_OK;
+    }
+    local_record_info(&r, info);
+    local_record_free(&r);
+    return SM_OK;
+}
+
+static bool labels_match(const sm_map *want, const sm_map *have)
+{
+    for (size_t i = 0; want && i < want->n; i++) {
+        const char *v = sm_map_get(have, want->items[i].key);
+        if (!v || strcmp(v, want->items[i].value))
+            return false;
+    }
+    return true;
+}
+
+static int cmp_created(const void *a, const void *b)
+{
+    const sm_sandbox_info *x = a, *y = b;
+    return (x->created_at > y->created_at) - (x->created_at < y->created_at);
+}
+
+static int local_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, size_t *n,
+                      sm_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    DIR *d = opendir(local_root());
+    if (!d)
+        return SM_OK;
+    size_t cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        local_record r;
+        if (local_record_load(de->d_name, &r, NULL) != SM_OK)
+            continue;
+        sm_sandbox_info info;
+        local_record_info(&r, &info);
+        local_record_free(&r);
+        bool alive = info.status == SM_STATUS_RUNNING || info.status == SM_STATUS_STARTING;
+        if ((!f || !f->all) && !alive) {
+            sm_sandbox_info_free(&info);
+            continue;
+        }
+        if (f && !labels_match(f->labels, &info.labels)) {
+            sm_sandbox_info_free(&info);
+            continue;
+        }
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            *out = xrealloc(*out, cap * sizeof **out);
+        }
+        (*out)[(*n)++] = info;
+    }
+    closedir(d);
+    if (*n > 1)
+        qsort(*out, *n, sizeof **out, cmp_created);
+    return SM_OK;
+}
+
+static int local_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *err)
+{
+    local_record r;
+    int rc = local_record_load(h->id, &r, err);
+    if (rc != SM_OK)
+        return rc;
+    s->ts = sm_now_mono();
+    s->wall = sm_now_wall();
+    if (!r.ended)
+        local_cg_stats(&r.cg, s);
+    if (local_record_init_alive(&r)) {
+        /* Network counters of the sandbox's own network namespace, loopback excluded. */
+        char *path = xasprintf("/proc/%d/net/dev", (int)r.init_pid), *text;
+        if (sm_read_file(path, &text, NULL) == 0) {
+            s->net_rx_bytes = s->net_tx_bytes = 0;
+            char *line = strchr(text, '\n');
+            line = line ? strchr(line + 1, '\n') : NULL;
+            while (line && *++line) {
+                char ifname[64];
+                long long rx, tx, skip;
+                if (sscanf(line, " %63[^:]: %lld %lld %lld %lld %lld %lld %lld %lld %lld", ifname,
+                           &rx, &skip, &skip, &skip, &skip, &skip, &skip, &skip, &tx) == 10 &&
+                    strcmp(ifname, "lo")) {
+                    s->net_rx_bytes += rx;
+                    s->net_tx_bytes += tx;
+                }
+                line = strchr(line, '\n');
+            }
+            free(text);
+        }
+        free(path);
+    }
+    local_record_free(&r);
+    return SM_OK;
+}
+
+static int local_endpoint(sm_provider *p, sm_handle *h, int port, sm_endpoint *out,
+                          sm_error *err)
+{
+    local_record r;
+    int rc = local_record_running(h->id, &r, err);
+    if (rc != SM_OK)
+        return rc;
+    const char *net = sm_json_str(r.spec, "network");
+    bool host = net && !strcmp(net, "host");
+    local_record_free(&r);
+    if (!host)
+        return sm_error_set(err, SM_ERR_UNSUPPORTED, SM_FAIL_INVALID_REQUEST,
+                            "sandbox %s has no network; set network: host in the local "
+                            "provider's config to reach its ports",
+                            h->id);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    return sm_endpoint_set(out, url, err);
+}
+
+static cJSON *local_serialize(sm_provider *p, sm_handle *h)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "sandbox_id", h->id);
+    return d;
+}
+
+static int local_connect(sm_provider *p, const cJSON *desc, sm_handle **out, sm_error *err)
+{
+    const char *id = sm_json_str(desc, "sandbox_id");
+    if (!id || !*id)
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "descriptor has no sandbox_id");
+    for (const char *c = id; *c; c++)
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
+            return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                                "'%s' is not a local sandbox id (12 hex characters)", id);
+    local_record r;
+    int rc = local_record_load(id, &r, err);
+    if (rc != SM_OK)
+        return rc;
+    local_record_free(&r);
+    *out = sm_handle_new(id, "local");
+    return SM_OK;
+}
+
+static char *local_describe(sm_provider *p)
+{
+    local_provider *lp = p->impl;
+    const char *layout = lp->cg.version == 2 ? "cgroup v2" : lp->cg.version == 1 ? "cgroup v1"
+                                                                                 : "no cgroups";
+    if (lp->cg.note)
+        return xasprintf("%s; limits not enforced: %s", layout, lp->cg.note);
+    return xasprintf("%s; limits enforced (cpu, memory, pids %ld); network %s%s", layout,
+                     lp->pids_limit, lp->network, geteuid() ? "; user namespace" : "");
+}
+
+const sm_provider_ops sm_local_provider_ops = {
+    .name = "local",
+    .summary = "namespaces + cgroups on this host (no daemon)",
+    .caps = SM_CAP_PTY | SM_CAP_PTY_ATTACH | SM_CAP_ENDPOINT | SM_CAP_LIST | SM_CAP_STATS |
+            SM_CAP_CONNECT,
+    .config_keys = config_keys,
+    .init = local_init,
+    .destroy = local_destroy,
+    .create = local_create,
+    .exec = local_exec,
+    .upload = local_upload,
+    .download = local_download,
+    .status = local_status,
+    .close = local_close,
+    .pty_open = local_pty_open,
+    .pty_attach = local_pty_attach,
+    .endpoint = local_endpoint,
+    .list = local_list,
+    .stats = local_stats,
+    .serialize = local_serialize,
+    .connect = local_connect,
+    .describe = local_describe,
+};

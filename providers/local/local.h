@@ -1,0 +1,100 @@
+/* Internal interface of the local provider's client side (the part linked into sandman):
+ * provider settings, the on-disk sandbox record, cgroups, exec/PTY over the control socket and
+ * file transfer. The state of sandbox ID lives in <state>/local/ID/:
+ *   spec.json   the spec and settings, written once by the creator
+ *   launch.conf what the supervisor needs to start it
+ *   lock        flock'ed by the supervisor for its whole life
+ *   ready       init pid + start time, once the sandbox answers
+ *   end         why it ended, written by the supervisor
+ *   ctl.sock    the init's control socket
+ *   tmp/ work/ upper/ ovl/ root/   the sandbox's private filesystem parts */
+#ifndef SM_LOCAL_H
+#define SM_LOCAL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "core/provider.h"
+
+enum local_ctrl { CG_MEMORY, CG_CPU, CG_CPUACCT, CG_PIDS, CG_BLKIO, CG_UNIFIED, CG__COUNT };
+
+/* The host's cgroup layout as seen by this process. */
+typedef struct local_cg_layout {
+    int version;               /* 1 = v1 or hybrid, 2 = pure v2, 0 = none usable */
+    char *base[CG__COUNT];     /* <mount><own cgroup>: where sandman/<id> goes */
+    char *note;                /* why limits are not enforced, NULL when they are */
+} local_cg_layout;
+
+typedef struct local_provider {
+    char *network; /* "none" or "host" */
+    long pids_limit;
+    char *image;   /* default image */
+    char *shell;
+    char *workdir; /* default workdir */
+    double default_timeout_s;
+    char *supervisor; /* path of sandman-supervisor */
+    local_cg_layout cg;
+} local_provider;
+
+/* Cgroup paths of one sandbox (NULL where not created). */
+typedef struct local_cgroups {
+    int version;
+    char *dir[CG__COUNT];
+} local_cgroups;
+
+/* One sandbox as read from its directory. */
+typedef struct local_record {
+    char *id;
+    char *dir;
+    cJSON *spec; /* spec.json */
+    bool ready, ended, sup_alive;
+    pid_t init_pid;
+    unsigned long long starttime;
+    double created_at, ready_at;
+    sm_failure end; /* why it ended */
+    double ended_at;
+    local_cgroups cg;
+} local_record;
+
+/* Returns the directory holding every local sandbox (<state>/local); static storage. */
+const char *local_root(void);
+char *local_dir(const char *id);
+
+int local_record_load(const char *id, local_record *r, sm_error *err);
+void local_record_free(local_record *r);
+sm_status local_record_status(const local_record *r, sm_failure *why);
+bool local_record_init_alive(const local_record *r);
+void local_record_info(const local_record *r, sm_sandbox_info *info);
+/* Loads a record that must be running; otherwise a clear runtime error. */
+int local_record_running(const char *id, local_record *r, sm_error *err);
+
+void local_cg_detect(local_cg_layout *cg);
+void local_cg_layout_free(local_cg_layout *cg);
+/* Creates the sandbox's cgroups and writes its limits. On failure the sandbox runs without
+ * limits; *note explains why (malloc'd) and created groups are removed. */
+void local_cg_create(const local_provider *lp, const char *id, const sm_resources *res,
+                     local_cgroups *out, char **note);
+void local_cg_remove(const local_cgroups *cg);
+void local_cg_free(local_cgroups *cg);
+void local_cg_stats(const local_cgroups *cg, sm_sample *s);
+/* The OOM-kill and pids-limit counters, for attributing one command's failure. */
+void local_cg_counters(const local_cgroups *cg, long long *oom, long long *pids_events);
+long long local_cg_memory_limit(const local_cgroups *cg);
+
+int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec_result *res,
+               sm_error *err);
+int local_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pty **out,
+                   sm_error *err);
+int local_pty_attach(sm_provider *p, sm_handle *h, const char *session_id, bool takeover,
+                     long long since, sm_pty **out, sm_error *err);
+/* Connects to a running sandbox's control socket. */
+int local_ctl_connect(const local_record *r, int *fd, sm_error *err);
+/* The environment for a command: defaults, the spec's env, then extra. Caller frees. */
+char **local_build_env(const local_record *r, const sm_map *extra, const char *term);
+
+int local_upload(sm_provider *p, sm_handle *h, const char *local, const char *remote,
+                 sm_error *err);
+int local_download(sm_provider *p, sm_handle *h, const char *remote, const char *local,
+                   sm_error *err);
+
+#endif

@@ -1,0 +1,364 @@
+/* Cgroups for local sandboxes: detects v1/hybrid or pure v2 at run time, creates one cgroup
+ * per sandbox under the cgroup sandman itself runs in (never outside that subtree), writes
+ * cpu/memory/pids limits, and reads the counters behind stats and failure attribution. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "providers/local/cgfs.h"
+#include "providers/local/local.h"
+
+static const char *const v1_names[CG__COUNT] = {"memory", "cpu", "cpuacct", "pids", "blkio",
+                                                NULL};
+
+/* Finds the mount point of each hierarchy in /proc/self/mountinfo. */
+static void find_mounts(char *mounts[CG__COUNT])
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    char *line = NULL;
+    size_t cap = 0;
+    while (f && getline(&line, &cap, f) > 0) {
+        char *sep = strstr(line, " - ");
+        if (!sep)
+            continue;
+        char mnt[4096], fstype[64], src[256], opts[1024];
+        char *fields = line;
+        /* 5th field is the mount point */
+        char *save = NULL, *tok = strtok_r(fields, " ", &save);
+        for (int i = 1; tok && i < 5; i++)
+            tok = strtok_r(NULL, " ", &save);
+        if (!tok)
+            continue;
+        snprintf(mnt, sizeof mnt, "%s", tok);
+        if (sscanf(sep + 3, "%63s %255s %1023s", fstype, src, opts) != 3)
+            continue;
+        if (!strcmp(fstype, "cgroup2")) {
+            if (!mounts[CG_UNIFIED])
+                mounts[CG_UNIFIED] = xstrdup(mnt);
+        } else if (!strcmp(fstype, "cgroup")) {
+            for (int c = 0; c < CG_UNIFIED; c++) {
+                char *o, *s2 = NULL, buf[1024];
+                snprintf(buf, sizeof buf, "%s", opts);
+                for (o = strtok_r(buf, ",", &s2); o; o = strtok_r(NULL, ",", &s2))
+                    if (!strcmp(o, v1_names[c]) && !mounts[c])
+                        mounts[c] = xstrdup(mnt);
+            }
+        }
+    }
+    free(line);
+    if (f)
+        fclose(f);
+}
+
+/* Our own cgroup path in each hierarchy, from /proc/self/cgroup. */
+static void find_self(char *self[CG__COUNT])
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while (f && (n = getline(&line, &cap, f)) > 0) {
+        if (line[n - 1] == '\n')
+            line[n - 1] = '\0';
+        char *c1 = strchr(line, ':');
+        char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c2 = '\0';
+        const char *ctrls = c1 + 1, *path = c2 + 1;
+        if (!*ctrls) {
+            if (!self[CG_UNIFIED])
+                self[CG_UNIFIED] = xstrdup(path);
+            continue;
+        }
+        for (int c = 0; c < CG_UNIFIED; c++) {
+            char buf[256], *s2 = NULL;
+            snprintf(buf, sizeof buf, "%s", ctrls);
+            for (char *o = strtok_r(buf, ",", &s2); o; o = strtok_r(NULL, ",", &s2))
+                if (!strcmp(o, v1_names[c]) && !self[c])
+                    self[c] = xstrdup(path);
+        }
+    }
+    free(line);
+    if (f)
+        fclose(f);
+}
+
+void local_cg_detect(local_cg_layout *cg)
+{
+    memset(cg, 0, sizeof *cg);
+    char *mounts[CG__COUNT] = {0}, *self[CG__COUNT] = {0};
+    find_mounts(mounts);
+    find_self(self);
+    struct statfs sf;
+    bool pure_v2 = statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+    for (int c = 0; c < CG__COUNT; c++) {
+        bool usable = mounts[c] && self[c] && (c == CG_UNIFIED || !pure_v2);
+        if (usable) {
+            const char *s = strcmp(self[c], "/") ? self[c] : "";
+            cg->base[c] = xasprintf("%s%s/sandman", mounts[c], s);
+        }
+        free(mounts[c]);
+        free(self[c]);
+    }
+    cg->version = pure_v2 ? 2 : (cg->base[CG_MEMORY] ? 1 : 0);
+    if (cg->version == 0 && cg->base[CG_UNIFIED])
+        cg->version = 2;
+    if (cg->version == 0)
+        cg->note = xstrdup("no usable cgroup hierarchy is mounted");
+    if (cg->version == 1 && !cg->base[CG_MEMORY] && !cg->note)
+        cg->note = xstrdup("the v1 memory controller is not mounted");
+}
+
+void local_cg_layout_free(local_cg_layout *cg)
+{
+    for (int c = 0; c < CG__COUNT; c++)
+        free(cg->base[c]);
+    free(cg->note);
+    memset(cg, 0, sizeof *cg);
+}
+
+static int put(const char *dir, const char *file, const char *value, char **note)
+{
+    char *path = xasprintf("%s/%s", dir, file);
+    int rc = sm_write_str(path, value);
+    if (rc < 0 && note && !*note)
+        *note = xasprintf("cannot write %s: %s", path, strerror(errno));
+    free(path);
+    return rc;
+}
+
+/* Pure v2: enable the controllers we need on every level from our cgroup down to sandman/. */
+static int v2_enable_controllers(const char *sandman_dir, char **note)
+{
+    char *parent = xstrdup(sandman_dir);
+    char *slash = strrchr(parent, '/');
+    if (slash)
+        *slash = '\0';
+    int rc = 0;
+    const char *levels[2] = {parent, sandman_dir};
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        char avail[256] = "";
+        char *path = xasprintf("%s/cgroup.controllers", levels[i]);
+        sm_read_small(path, avail, sizeof avail);
+        free(path);
+        char want[128] = "";
+        size_t used = 0;
+        static const char *ctl[] = {"cpu", "memory", "pids", "io"};
+        for (size_t k = 0; k < SM_ARRAY_LEN(ctl); k++)
+            if (strstr(avail, ctl[k]))
+                used += (size_t)snprintf(want + used, sizeof want - used, "%s+%s",
+                                         used ? " " : "", ctl[k]);
+        if (!used)
+            continue;
+        char *sub = xasprintf("%s/cgroup.subtree_control", levels[i]);
+        if (sm_write_str(sub, want) < 0) {
+            *note = xasprintf("cannot enable controllers in %s: %s", sub, strerror(errno));
+            rc = -1;
+        }
+        free(sub);
+    }
+    free(parent);
+    return rc;
+}
+
+void local_cg_create(const local_provider *lp, const char *id, const sm_resources *res,
+                     local_cgroups *out, char **note)
+{
+    const local_cg_layout *cg = &lp->cg;
+    memset(out, 0, sizeof *out);
+    out->version = cg->version;
+    *note = cg->note ? xstrdup(cg->note) : NULL;
+    if (cg->version == 0)
+        return;
+    for (int c = 0; c < CG__COUNT; c++) {
+        if (!cg->base[c])
+            continue;
+        /* v1 may co-mount cpu and cpuacct: one directory serves both. */
+        for (int prev = 0; prev < c && !out->dir[c]; prev++)
+            if (cg->base[prev] && !strcmp(cg->base[prev], cg->base[c]) && out->dir[prev])
+                out->dir[c] = xstrdup(out->dir[prev]);
+        if (out->dir[c])
+            continue;
+        if (sm_mkdir_p(cg->base[c], 0755) < 0 ||
+            (cg->version == 2 && c == CG_UNIFIED && v2_enable_controllers(cg->base[c], note))) {
+            if (!*note)
+                *note = xasprintf("cannot create cgroup %s: %s", cg->base[c], strerror(errno));
+            continue;
+        }
+        char *d = xasprintf("%s/%s", cg->base[c], id);
+        if (mkdir(d, 0755) < 0 && errno != EEXIST) {
+            if (!*note)
+                *note = xasprintf("cannot create cgroup %s: %s", d, strerror(errno));
+            free(d);
+            continue;
+        }
+        out->dir[c] = d;
+    }
+    char buf[64];
+    if (cg->version == 2) {
+        const char *d = out->dir[CG_UNIFIED];
+        if (!d)
+            return;
+        if (res->set & SM_RES_MEMORY) {
+            snprintf(buf, sizeof buf, "%lld", (long long)res->memory_mib << 20);
+            put(d, "memory.max", buf, note);
+            put(d, "memory.swap.max", "0", NULL);
+        }
+        if (res->set & SM_RES_CPU) {
+            snprintf(buf, sizeof buf, "%lld 100000", (long long)(res->cpu * 100000.0));
+            put(d, "cpu.max", buf, note);
+        }
+        snprintf(buf, sizeof buf, "%ld", lp->pids_limit);
+        if (lp->pids_limit > 0)
+            put(d, "pids.max", buf, note);
+        return;
+    }
+    if ((res->set & SM_RES_MEMORY) && out->dir[CG_MEMORY]) {
+        snprintf(buf, sizeof buf, "%lld", (long long)res->memory_mib << 20);
+        put(out->dir[CG_MEMORY], "memory.limit_in_bytes", buf, note);
+    }
+    if ((res->set & SM_RES_CPU) && out->dir[CG_CPU]) {
+        put(out->dir[CG_CPU], "cpu.cfs_period_us", "100000", note);
+        snprintf(buf, sizeof buf, "%lld", (long long)(res->cpu * 100000.0));
+        put(out->dir[CG_CPU], "cpu.cfs_quota_us", buf, note);
+    }
+    if (lp->pids_limit > 0 && out->dir[CG_PIDS]) {
+        snprintf(buf, sizeof buf, "%ld", lp->pids_limit);
+        put(out->dir[CG_PIDS], "pids.max", buf, note);
+    }
+}
+
+void local_cg_remove(const local_cgroups *cg)
+{
+    for (int c = 0; c < CG__COUNT; c++)
+        if (cg->dir[c])
+            cgfs_kill_all(cg->dir[c]);
+    for (int c = 0; c < CG__COUNT; c++)
+        if (cg->dir[c])
+            cgfs_remove(cg->dir[c]);
+}
+
+void local_cg_free(local_cgroups *cg)
+{
+    for (int c = 0; c < CG__COUNT; c++)
+        free(cg->dir[c]);
+    memset(cg, 0, sizeof *cg);
+}
+
+static void io_v1(const char *dir, long long *rd, long long *wr)
+{
+    char *path = xasprintf("%s/blkio.throttle.io_service_bytes_recursive", dir), *text;
+    if (sm_read_file(path, &text, NULL) == 0) {
+        *rd = *wr = 0;
+        for (char *line = text; line && *line;) {
+            char dev[64], op[16];
+            long long v;
+            if (sscanf(line, "%63s %15s %lld", dev, op, &v) == 3) {
+                if (!strcmp(op, "Read"))
+                    *rd += v;
+                else if (!strcmp(op, "Write"))
+                    *wr += v;
+            }
+            line = strchr(line, '\n');
+            line = line ? line + 1 : NULL;
+        }
+        free(text);
+    }
+    free(path);
+}
+
+static void io_v2(const char *dir, long long *rd, long long *wr)
+{
+    char *path = xasprintf("%s/io.stat", dir), *text;
+    if (sm_read_file(path, &text, NULL) == 0) {
+        *rd = *wr = 0;
+        for (char *p = text; (p = strstr(p, "rbytes=")) != NULL; p += 7)
+            *rd += strtoll(p + 7, NULL, 10);
+        for (char *p = text; (p = strstr(p, "wbytes=")) != NULL; p += 7)
+            *wr += strtoll(p + 7, NULL, 10);
+        free(text);
+    }
+    free(path);
+}
+
+long long local_cg_memory_limit(const local_cgroups *cg)
+{
+    long long lim = cg->version == 2 ? cgfs_read_num(cg->dir[CG_UNIFIED], "memory.max")
+                                     : cgfs_read_num(cg->dir[CG_MEMORY], "memory.limit_in_bytes");
+    return (lim < 0 || lim >= (1LL << 62)) ? -1 : lim;
+}
+
+void local_cg_counters(const local_cgroups *cg, long long *oom, long long *pids_events)
+{
+    if (cg->version == 2) {
+        *oom = cgfs_read_key(cg->dir[CG_UNIFIED], "memory.events", "oom_kill");
+        *pids_events = cgfs_read_key(cg->dir[CG_UNIFIED], "pids.events", "max");
+    } else {
+        *oom = cgfs_read_key(cg->dir[CG_MEMORY], "memory.oom_control", "oom_kill");
+        *pids_events = cgfs_read_key(cg->dir[CG_PIDS], "pids.events", "max");
+    }
+}
+
+void local_cg_stats(const local_cgroups *cg, sm_sample *s)
+{
+    local_cg_counters(cg, &s->oom_kills, &s->pids_events);
+    s->mem_limit = local_cg_memory_limit(cg);
+    if (cg->version == 2) {
+        const char *d = cg->dir[CG_UNIFIED];
+        long long us = cgfs_read_key(d, "cpu.stat", "usage_usec");
+        s->cpu_time_s = us >= 0 ? (double)us / 1e6 : -1;
+        s->nr_throttled = cgfs_read_key(d, "cpu.stat", "nr_throttled");
+        long long tu = cgfs_read_key(d, "cpu.stat", "throttled_usec");
+        s->throttled_s = tu >= 0 ? (double)tu / 1e6 : -1;
+        s->mem_usage = cgfs_read_num(d, "memory.current");
+        long long inactive = cgfs_read_key(d, "memory.stat", "inactive_file");
+        if (s->mem_usage >= 0)
+            s->mem_working_set = s->mem_usage - (inactive > 0 ? inactive : 0);
+        s->pids = cgfs_read_num(d, "pids.current");
+        s->pids_limit = cgfs_read_num(d, "pids.max");
+        char cpumax[64];
+        char *path = xasprintf("%s/cpu.max", d);
+        if (sm_read_small(path, cpumax, sizeof cpumax) == 0 && strncmp(cpumax, "max", 3)) {
+            long long q = 0, per = 0;
+            if (sscanf(cpumax, "%lld %lld", &q, &per) == 2 && per > 0)
+                s->cpu_limit = (double)q / (double)per;
+        }
+        free(path);
+        io_v2(d, &s->io_read_bytes, &s->io_write_bytes);
+    } else {
+        long long ns = cgfs_read_num(cg->dir[CG_CPUACCT], "cpuacct.usage");
+        if (ns < 0 && cg->dir[CG_UNIFIED]) {
+            long long us = cgfs_read_key(cg->dir[CG_UNIFIED], "cpu.stat", "usage_usec");
+            s->cpu_time_s = us >= 0 ? (double)us / 1e6 : -1;
+        } else {
+            s->cpu_time_s = ns >= 0 ? (double)ns / 1e9 : -1;
+        }
+        s->nr_throttled = cgfs_read_key(cg->dir[CG_CPU], "cpu.stat", "nr_throttled");
+        long long tns = cgfs_read_key(cg->dir[CG_CPU], "cpu.stat", "throttled_time");
+        s->throttled_s = tns >= 0 ? (double)tns / 1e9 : -1;
+        long long q = cgfs_read_num(cg->dir[CG_CPU], "cpu.cfs_quota_us");
+        long long per = cgfs_read_num(cg->dir[CG_CPU], "cpu.cfs_period_us");
+        if (q > 0 && per > 0)
+            s->cpu_limit = (double)q / (double)per;
+        s->mem_usage = cgfs_read_num(cg->dir[CG_MEMORY], "memory.usage_in_bytes");
+        long long inactive = cgfs_read_key(cg->dir[CG_MEMORY], "memory.stat",
+                                           "total_inactive_file");
+        if (s->mem_usage >= 0)
+            s->mem_working_set = s->mem_usage - (inactive > 0 ? inactive : 0);
+        if (s->mem_working_set < 0 && s->mem_usage >= 0)
+            s->mem_working_set = 0;
+        s->pids = cgfs_read_num(cg->dir[CG_PIDS], "pids.current");
+        s->pids_limit = cgfs_read_num(cg->dir[CG_PIDS], "pids.max");
+        if (cg->dir[CG_BLKIO])
+            io_v1(cg->dir[CG_BLKIO], &s->io_read_bytes, &s->io_write_bytes);
+    }
+    if (s->pids_limit == -2)
+        s->pids_limit = -1;
+}

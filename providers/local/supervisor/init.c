@@ -1,0 +1,341 @@
+/* The sandbox init's setup (runs as PID 1 of the new PID namespace, in new mount, UTS, IPC,
+ * cgroup and usually network and user namespaces): builds the root filesystem, mounts /proc,
+ * /dev and /sys, brings up loopback, sets the hostname, drops capabilities from the bounding
+ * set, opens the control socket, then serves. The root is either the host root bound
+ * read-only with a private writable /tmp and workdir ("host"), or a rootfs directory under a
+ * copy-on-write overlay ("dir"), so the image is never modified. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "providers/local/supervisor/sup.h"
+
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+
+static int fail(char *msg, size_t len, const char *what, const char *path)
+{
+    sup_fmt(msg, len, "%s %s: %s", what, path ? path : "", strerror(errno));
+    return -1;
+}
+
+static int bind_mount(const char *src, const char *dst, unsigned long extra, char *msg,
+                      size_t len)
+{
+    if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+        return fail(msg, len, "bind mount of", src);
+    if (extra &&
+        mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | extra, NULL) < 0 && errno != EPERM)
+        return fail(msg, len, "remount of", dst);
+    return 0;
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return (mkdir(buf, mode) < 0 && errno != EEXIST) ? -1 : 0;
+}
+
+static int touch(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+static int is_under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Host root: a tmpfs skeleton whose top-level entries are read-only binds of the host's. */
+static int build_host_root(const struct launch *l, const char *root, char *msg, size_t len)
+{
+    if (mount("sandman-root", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=4m") < 0)
+        return fail(msg, len, "mounting the root tmpfs on", root);
+    DIR *d = opendir("/");
+    if (!d)
+        return fail(msg, len, "reading", "/");
+    static const char *skip[] = {"proc", "sys", "dev", "tmp", "run", NULL};
+    struct dirent *de;
+    char src[4096], dst[4096], target[4096];
+    while ((de = readdir(d)) != NULL) {
+        const char *n = de->d_name;
+        int skipped = n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
+        for (int i = 0; skip[i] && !skipped; i++)
+            skipped = !strcmp(n, skip[i]);
+        if (skipped)
+            continue;
+        snprintf(src, sizeof src, "/%s", n);
+        snprintf(dst, sizeof dst, "%s/%s", root, n);
+        struct stat st;
+        if (lstat(src, &st) < 0)
+            continue;
+        if (S_ISLNK(st.st_mode)) {
+            ssize_t r = readlink(src, target, sizeof target - 1);
+            if (r > 0) {
+                target[r] = '\0';
+                if (symlink(target, dst) < 0)
+                    return fail(msg, len, "creating symlink", dst);
+            }
+        } else if (S_ISDIR(st.st_mode)) {
+            if (mkdir(dst, 0755) < 0 || bind_mount(src, dst, 0, msg, len) < 0)
+                return msg[0] ? -1 : fail(msg, len, "creating", dst);
+        }
+    }
+    closedir(d);
+    static const char *points[] = {"proc", "sys", "dev", "tmp", "run", NULL};
+    for (int i = 0; points[i]; i++) {
+        snprintf(dst, sizeof dst, "%s/%s", root, points[i]);
+        if (mkdir(dst, 0755) < 0 && errno != EEXIST)
+            return fail(msg, len, "creating", dst);
+    }
+
+    const char *wd = launch_get(l, "workdir", "");
+    int wd_bind = *wd && !is_under(wd, "/tmp") && strcmp(wd, "/");
+    if (wd_bind) {
+        snprintf(dst, sizeof dst, "%s%s", root, wd);
+        struct stat st;
+        if (stat(dst, &st) < 0) {
+            /* A new top-level directory can be made in the skeleton; a path inside a host
+             * directory cannot, because that directory is the host's, read-only. */
+            char top[4096];
+            snprintf(top, sizeof top, "%s", wd);
+            char *slash = strchr(top + 1, '/');
+            if (slash)
+                *slash = '\0';
+            snprintf(src, sizeof src, "%s%s", root, top);
+            if (lstat(src, &st) == 0) {
+                sup_fmt(msg, len,
+                        "workdir %s does not exist on the host and cannot be created under "
+                        "the read-only host root; use a path under /tmp, a new top-level "
+                        "directory such as /workspace, or image dir:<rootfs>",
+                        wd);
+                return -1;
+            }
+            if (mkdir_p(dst, 0755) < 0)
+                return fail(msg, len, "creating workdir", dst);
+        }
+    }
+    const char *state = launch_get(l, "state_dir", "");
+    if (*state && !is_under(state, "/tmp")) {
+        snprintf(dst, sizeof dst, "%s%s", root, state);
+        if (mount("sandman-hidden", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
+                  "size=4k,mode=700") < 0 && errno != ENOENT)
+            return fail(msg, len, "hiding the state directory at", dst);
+    }
+    struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
+    if (mount_setattr(AT_FDCWD, root, AT_RECURSIVE, &attr, sizeof attr) < 0)
+        return fail(msg, len, "making the root read-only:", root);
+
+    const char *dir = launch_get(l, "dir", "");
+    snprintf(src, sizeof src, "%s/tmp", dir);
+    snprintf(dst, sizeof dst, "%s/tmp", root);
+    if (bind_mount(src, dst, 0, msg, len) < 0)
+        return -1;
+    if (wd_bind) {
+        snprintf(src, sizeof src, "%s/work", dir);
+        snprintf(dst, sizeof dst, "%s%s", root, wd);
+        if (bind_mount(src, dst, 0, msg, len) < 0)
+            return -1;
+    }
+    snprintf(dst, sizeof dst, "%s/run", root);
+    if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m") < 0)
+        return fail(msg, len, "mounting", dst);
+    return 0;
+}
+
+/* Rootfs directory under a copy-on-write overlay: the directory itself is never written. */
+static int build_dir_root(const struct launch *l, const char *root, char *msg, size_t len)
+{
+    const char *dir = launch_get(l, "dir", "");
+    const char *rootfs = launch_get(l, "rootfs", "");
+    char opts[8192], path[4096];
+    snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s/upper,workdir=%s/ovl", rootfs, dir, dir);
+    if (mount("overlay", root, "overlay", 0, opts) < 0) {
+        size_t n = strlen(opts);
+        snprintf(opts + n, sizeof opts - n, ",userxattr");
+        if (mount("overlay", root, "overlay", 0, opts) < 0)
+            return fail(msg, len, "mounting the overlay of", rootfs);
+    }
+    static const char *points[] = {"proc", "sys", "dev", "tmp", "run", NULL};
+    for (int i = 0; points[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, points[i]);
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            return fail(msg, len, "creating", path);
+    }
+    snprintf(path, sizeof path, "%s/tmp", root);
+    chmod(path, 01777);
+    const char *wd = launch_get(l, "workdir", "");
+    if (*wd) {
+        snprintf(path, sizeof path, "%s%s", root, wd);
+        if (mkdir_p(path, 0755) < 0)
+            return fail(msg, len, "creating workdir", path);
+    }
+    return 0;
+}
+
+static int build_dev(const char *root, char *msg, size_t len)
+{
+    char dev[4096], path[4096];
+    snprintf(dev, sizeof dev, "%s/dev", root);
+    if (mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k") < 0)
+        return fail(msg, len, "mounting", dev);
+    static const char *nodes[] = {"null", "zero", "full", "random", "urandom", "tty", NULL};
+    for (int i = 0; nodes[i]; i++) {
+        char src[64];
+        snprintf(src, sizeof src, "/dev/%s", nodes[i]);
+        snprintf(path, sizeof path, "%s/%s", dev, nodes[i]);
+        if (touch(path) < 0 || mount(src, path, NULL, MS_BIND, NULL) < 0)
+            return fail(msg, len, "binding", src);
+    }
+    snprintf(path, sizeof path, "%s/pts", dev);
+    mkdir(path, 0755);
+    if (mount("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") <
+        0)
+        return fail(msg, len, "mounting devpts on", path);
+    snprintf(path, sizeof path, "%s/shm", dev);
+    mkdir(path, 01777);
+    mount("shm", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m");
+    static const char *links[][2] = {{"pts/ptmx", "ptmx"},      {"/proc/self/fd", "fd"},
+                                     {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"},
+                                     {"/proc/self/fd/2", "stderr"}};
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dev, links[i][1]);
+        symlink(links[i][0], path);
+    }
+    return 0;
+}
+
+static void loopback_up(void)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return;
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+        ioctl(s, SIOCSIFFLAGS, &ifr);
+    }
+    close(s);
+}
+
+/* Docker's default capability set; everything else leaves the bounding set, so even root in
+ * the sandbox cannot remount the read-only root, load modules or reach raw devices. */
+static void drop_capabilities(void)
+{
+    static const int keep[] = {CAP_CHOWN,  CAP_DAC_OVERRIDE, CAP_FOWNER,     CAP_FSETID,
+                               CAP_KILL,   CAP_SETGID,       CAP_SETUID,     CAP_SETPCAP,
+                               CAP_NET_BIND_SERVICE,         CAP_NET_RAW,    CAP_SYS_CHROOT,
+                               CAP_MKNOD,  CAP_AUDIT_WRITE,  CAP_SETFCAP};
+    for (int cap = 0; cap <= 63; cap++) {
+        int kept = 0;
+        for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+            kept |= keep[i] == cap;
+        if (!kept && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL)
+            break;
+    }
+}
+
+static int open_control_socket(int *out, char *msg, size_t len)
+{
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "ctl.sock"); /* relative: cwd is the sandbox dir */
+    unlink("ctl.sock");
+    if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(s, 128) < 0)
+        return fail(msg, len, "opening the control socket", "ctl.sock");
+    chmod("ctl.sock", 0600);
+    *out = s;
+    return 0;
+}
+
+int setup_sandbox(const struct launch *l, int *listen_fd, char *msg, size_t len)
+{
+    char root[4096], path[4096];
+    const char *dir = launch_get(l, "dir", "");
+    snprintf(root, sizeof root, "%s/root", dir);
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return fail(msg, len, "making mounts private", "/");
+    if (open_control_socket(listen_fd, msg, len) < 0)
+        return -1;
+    int rc = strcmp(launch_get(l, "root", "host"), "dir") == 0 ? build_dir_root(l, root, msg, len)
+                                                               : build_host_root(l, root, msg, len);
+    if (rc < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/proc", root);
+    if (mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+        return fail(msg, len, "mounting /proc on", path);
+    snprintf(path, sizeof path, "%s/sys", root);
+    if (mount("sysfs", path, "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 &&
+        bind_mount("/sys", path, MS_RDONLY, msg, len) < 0)
+        return -1;
+    if (build_dev(root, msg, len) < 0)
+        return -1;
+    if (chdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
+        return fail(msg, len, "pivot_root into", root);
+    if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+        return fail(msg, len, "detaching the old root", "/");
+
+    const char *host = launch_get(l, "hostname", "sandbox");
+    sethostname(host, strlen(host));
+    if (strcmp(launch_get(l, "network", "none"), "host") != 0)
+        loopback_up();
+    drop_capabilities();
+    return 0;
+}
+
+int init_main(void *arg)
+{
+    struct init_args *ia = arg;
+    char msg[512] = "", go[8] = "";
+    for (int i = 0; i < ia->nclose; i++)
+        close(ia->close_fds[i]);
+    ssize_t r;
+    do {
+        r = read(ia->go_fd, go, sizeof go - 1);
+    } while (r < 0 && errno == EINTR);
+    close(ia->go_fd);
+    if (r < 2 || strncmp(go, "go", 2) != 0)
+        _exit(1);
+    unshare(CLONE_NEWCGROUP); /* the sandbox sees its own cgroup as "/" */
+    prctl(PR_SET_NAME, "sandman-init", 0, 0, 0);
+    int listen_fd = -1;
+    if (setup_sandbox(ia->l, &listen_fd, msg, sizeof msg) < 0) {
+        dprintf(ia->status_fd, "err %s\n", msg);
+        _exit(255);
+    }
+    dprintf(ia->status_fd, "ok\n");
+    close(ia->status_fd);
+    server_run(listen_fd, ia->l);
+    _exit(255);
+}

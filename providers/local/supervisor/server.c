@@ -1,0 +1,824 @@
+/* The sandbox init's control server: accepts clients on ctl.sock and runs their commands
+ * inside the sandbox (it already is inside every namespace and cgroup, so a command is just a
+ * fork + exec). Plain commands get the client's own pipes (LP_EXEC + SCM_RIGHTS); PTY
+ * sessions get a terminal from the sandbox's devpts, whose output the init relays and keeps
+ * (the last 1 MiB) so a client can detach and re-attach later (since offset, takeover).
+ * As PID 1 it also reaps every orphan. Single-threaded poll loop; libc only. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "providers/local/proto.h"
+#include "providers/local/supervisor/sup.h"
+
+#define MAX_CONNS    256
+#define MAX_PROCS    512
+#define RING_CAP     (1u << 20)
+#define WBUF_PAUSE   (256u << 10)
+
+enum proc_kind { PK_EXEC, PK_PTY, PK_ENTRY };
+
+struct conn;
+
+struct proc {
+    int used;
+    enum proc_kind kind;
+    pid_t pid;
+    int status;
+    int exited;
+    struct conn *owner; /* client waiting for the exit (EXEC) or holding the session (PTY) */
+    /* PTY sessions */
+    char id[20];
+    int master;
+    int keep;          /* survives its client */
+    int eio;           /* the slave side is gone */
+    char *ring;        /* retained output, circular */
+    size_t ring_head;  /* index of the oldest byte */
+    size_t ring_len;
+    long long total;   /* bytes ever produced: offset of the next byte */
+    char *in;          /* input waiting for the terminal */
+    size_t in_len;
+    char cmd[96];
+};
+
+struct conn {
+    int used;
+    int fd;
+    struct lp_reader rd;
+    char *wbuf;
+    size_t wlen, wcap;
+    int dead;
+};
+
+static struct conn conns[MAX_CONNS];
+static struct proc procs[MAX_PROCS];
+static const struct launch *g_launch;
+
+/* ---- output to clients ------------------------------------------------------------------ */
+
+static void queue(struct conn *c, int type, int64_t a, int64_t b, const void *data, size_t len)
+{
+    if (c->dead)
+        return;
+    struct lp_hdr h = {.len = (uint32_t)len, .type = (uint16_t)type, .a = a, .b = b};
+    size_t need = c->wlen + sizeof h + len;
+    if (need > c->wcap) {
+        size_t cap = c->wcap ? c->wcap : 8192;
+        while (cap < need)
+            cap *= 2;
+        char *nb = realloc(c->wbuf, cap);
+        if (!nb) {
+            c->dead = 1;
+            return;
+        }
+        c->wbuf = nb;
+        c->wcap = cap;
+    }
+    memcpy(c->wbuf + c->wlen, &h, sizeof h);
+    if (len)
+        memcpy(c->wbuf + c->wlen + sizeof h, data, len);
+    c->wlen = need;
+}
+
+static void flush(struct conn *c)
+{
+    while (c->wlen > 0 && !c->dead) {
+        ssize_t w = send(c->fd, c->wbuf, c->wlen, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN)
+                c->dead = 1;
+            return;
+        }
+        memmove(c->wbuf, c->wbuf + w, c->wlen - (size_t)w);
+        c->wlen -= (size_t)w;
+    }
+}
+
+static void send_error(struct conn *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void send_error(struct conn *c, int code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    queue(c, LP_ERROR, code, 0, msg, strlen(msg));
+}
+
+/* ---- the retained output ring -------------------------------------------------------------- */
+
+static void ring_append(struct proc *p, const char *data, size_t n)
+{
+    if (!p->ring) {
+        p->ring = malloc(RING_CAP);
+        if (!p->ring)
+            return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t pos = (p->ring_head + p->ring_len) % RING_CAP;
+        p->ring[pos] = data[i];
+        if (p->ring_len < RING_CAP)
+            p->ring_len++;
+        else
+            p->ring_head = (p->ring_head + 1) % RING_CAP;
+    }
+}
+
+/* Sends retained output from offset `since` (clamped to what is still kept). */
+static void replay(struct proc *p, struct conn *c, long long since)
+{
+    long long base = p->total - (long long)p->ring_len;
+    if (since < base)
+        since = base;
+    size_t skip = (size_t)(since - base);
+    size_t left = p->ring_len - skip;
+    long long off = since;
+    while (left > 0) {
+        char chunk[16384];
+        size_t n = left < sizeof chunk ? left : sizeof chunk;
+        for (size_t i = 0; i < n; i++)
+            chunk[i] = p->ring[(p->ring_head + skip + i) % RING_CAP];
+        queue(c, LP_DATA, off, 0, chunk, n);
+        skip += n;
+        left -= n;
+        off += (long long)n;
+    }
+}
+
+/* ---- processes ------------------------------------------------------------------------------ */
+
+static struct proc *proc_new(void)
+{
+    for (int i = 0; i < MAX_PROCS; i++) {
+        if (!procs[i].used) {
+            memset(&procs[i], 0, sizeof procs[i]);
+            procs[i].used = 1;
+            procs[i].master = -1;
+            return &procs[i];
+        }
+    }
+    return NULL;
+}
+
+static void proc_free(struct proc *p)
+{
+    if (p->master >= 0)
+        close(p->master);
+    free(p->ring);
+    free(p->in);
+    memset(p, 0, sizeof *p);
+    p->master = -1;
+}
+
+static struct proc *proc_by_pid(pid_t pid)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i].used && procs[i].pid == pid)
+            return &procs[i];
+    return NULL;
+}
+
+static struct proc *session_by_id(const char *id)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i].used && procs[i].kind == PK_PTY && !strcmp(procs[i].id, id))
+            return &procs[i];
+    return NULL;
+}
+
+struct user {
+    uid_t uid;
+    gid_t gid;
+    char home[256];
+    char name[64];
+    char shell[256];
+};
+
+/* Resolves a user against the sandbox's own /etc/passwd (never the host's). */
+static int resolve_user(const char *spec, struct user *u, char *msg, size_t len)
+{
+    memset(u, 0, sizeof *u);
+    snprintf(u->home, sizeof u->home, "/root");
+    snprintf(u->name, sizeof u->name, "root");
+    char *end = NULL;
+    long num = (spec && *spec) ? strtol(spec, &end, 10) : 0;
+    int numeric = spec && *spec && end && *end == '\0';
+    const char *want = (spec && *spec) ? spec : "root";
+    FILE *f = fopen("/etc/passwd", "re");
+    struct passwd *pw;
+    int found = 0;
+    while (f && (pw = fgetpwent(f)) != NULL) {
+        if ((numeric && pw->pw_uid == (uid_t)num) || (!numeric && !strcmp(pw->pw_name, want))) {
+            u->uid = pw->pw_uid;
+            u->gid = pw->pw_gid;
+            snprintf(u->home, sizeof u->home, "%s", pw->pw_dir);
+            snprintf(u->name, sizeof u->name, "%s", pw->pw_name);
+            snprintf(u->shell, sizeof u->shell, "%s", pw->pw_shell);
+            found = 1;
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (found)
+        return 0;
+    if (numeric) {
+        u->uid = (uid_t)num;
+        u->gid = (gid_t)num;
+        snprintf(u->name, sizeof u->name, "%ld", num);
+        snprintf(u->home, sizeof u->home, "/");
+        return 0;
+    }
+    if (!spec || !*spec || !strcmp(spec, "root"))
+        return 0;
+    sup_fmt(msg, len, "user '%s' does not exist in the sandbox's /etc/passwd", spec);
+    return -1;
+}
+
+static int has_env(char **env, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; env[i]; i++)
+        if (!strncmp(env[i], name, n) && env[i][n] == '=')
+            return 1;
+    return 0;
+}
+
+struct spawn_req {
+    const char *shell;
+    const char *cmd; /* "" = interactive shell */
+    const char *cwd;
+    const char *user;
+    const char **env;
+    size_t nenv;
+    int login;
+    int fds[3];  /* stdin, stdout, stderr */
+    int ctty;    /* make fds[0] the controlling terminal */
+};
+
+/* Forks and execs the command; on failure fills msg and returns -1. */
+static pid_t spawn(const struct spawn_req *r, char *msg, size_t len)
+{
+    struct user u;
+    if (resolve_user(r->user, &u, msg, len) < 0)
+        return -1;
+    char **env = calloc(r->nenv + 6, sizeof(char *));
+    if (!env) {
+        sup_fmt(msg, len, "out of memory");
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < r->nenv; i++)
+        env[n++] = (char *)r->env[i];
+    char home[300], user[80], logname[80], shellv[300];
+    if (!has_env(env, "HOME")) {
+        snprintf(home, sizeof home, "HOME=%s", u.home);
+        env[n++] = home;
+    }
+    if (!has_env(env, "USER")) {
+        snprintf(user, sizeof user, "USER=%s", u.name);
+        env[n++] = user;
+    }
+    if (!has_env(env, "LOGNAME")) {
+        snprintf(logname, sizeof logname, "LOGNAME=%s", u.name);
+        env[n++] = logname;
+    }
+    const char *shell = r->shell && *r->shell ? r->shell : "/bin/sh";
+    if (!*r->cmd && u.shell[0] && access(u.shell, X_OK) == 0 && !strstr(u.shell, "nologin") &&
+        !strstr(u.shell, "false"))
+        shell = u.shell; /* interactive sessions get the user's login shell */
+    if (!has_env(env, "SHELL")) {
+        snprintf(shellv, sizeof shellv, "SHELL=%s", shell);
+        env[n++] = shellv;
+    }
+    env[n] = NULL;
+    const char *base = strrchr(shell, '/') ? strrchr(shell, '/') + 1 : shell;
+    char argv0[64];
+    snprintf(argv0, sizeof argv0, "%s%s", r->login ? "-" : "", base);
+    char *argv[4] = {argv0, NULL, NULL, NULL};
+    if (*r->cmd) {
+        argv[1] = "-c";
+        argv[2] = (char *)r->cmd;
+    }
+
+    int ep[2];
+    if (pipe2(ep, O_CLOEXEC) < 0) {
+        free(env);
+        sup_fmt(msg, len, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigset_t all;
+        sigfillset(&all);
+        sigprocmask(SIG_UNBLOCK, &all, NULL);
+        for (int s = 1; s < 32; s++)
+            signal(s, SIG_DFL);
+        setsid();
+        for (int i = 0; i < 3; i++)
+            if (r->fds[i] != i && dup2(r->fds[i], i) < 0)
+                goto child_fail_errno;
+        if (r->ctty)
+            ioctl(0, TIOCSCTTY, 0);
+        close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        char emsg[512];
+        if (r->cwd && *r->cwd && chdir(r->cwd) < 0) {
+            sup_fmt(emsg, sizeof emsg, "working directory %s: %s", r->cwd, strerror(errno));
+            goto child_fail;
+        }
+        if ((!r->cwd || !*r->cwd) && chdir(u.home) < 0 && chdir("/") < 0)
+            goto child_fail_errno;
+        if (u.uid != 0 || u.gid != 0) {
+            gid_t groups[1] = {u.gid};
+            setgroups(1, groups);
+            if (setgid(u.gid) < 0 || setuid(u.uid) < 0) {
+                sup_fmt(emsg, sizeof emsg, "switching to user %s (uid %u): %s", u.name,
+                        (unsigned)u.uid, strerror(errno));
+                goto child_fail;
+            }
+        }
+        execve(shell, argv, env);
+        sup_fmt(emsg, sizeof emsg, "cannot run %s in the sandbox: %s", shell, strerror(errno));
+        goto child_fail;
+    child_fail_errno:
+        sup_fmt(emsg, sizeof emsg, "setting up stdio: %s", strerror(errno));
+    child_fail:
+        if (write(ep[1], emsg, strlen(emsg)) < 0) {
+        }
+        _exit(127);
+    }
+    free(env);
+    close(ep[1]);
+    if (pid < 0) {
+        close(ep[0]);
+        sup_fmt(msg, len, "fork: %s", strerror(errno));
+        return -1;
+    }
+    ssize_t got;
+    do {
+        got = read(ep[0], msg, len - 1);
+    } while (got < 0 && errno == EINTR);
+    close(ep[0]);
+    if (got > 0) {
+        msg[got] = '\0';
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    return pid;
+}
+
+/* Parses an LP_EXEC/LP_PTY_OPEN payload: shell, cmd, cwd, user, env... */
+static int parse_spawn(const struct lp_frame *f, struct spawn_req *r, const char **strs,
+                       size_t max)
+{
+    memset(r, 0, sizeof *r);
+    size_t n = lp_unpack(f->payload ? f->payload : "", f->h.len, strs, max);
+    if (n < 4)
+        return -1;
+    r->shell = strs[0];
+    r->cmd = strs[1];
+    r->cwd = strs[2];
+    r->user = strs[3];
+    r->env = strs + 4;
+    r->nenv = n - 4;
+    r->login = (f->h.flags & LP_F_LOGIN) != 0;
+    return 0;
+}
+
+static void handle_exec(struct conn *c, struct lp_frame *f)
+{
+    const char *strs[1024];
+    struct spawn_req r;
+    char msg[512] = "";
+    if (f->nfds != 3 || parse_spawn(f, &r, strs, 1024) < 0) {
+        send_error(c, EINVAL, "malformed exec request");
+        return;
+    }
+    memcpy(r.fds, f->fds, sizeof r.fds);
+    struct proc *p = proc_new();
+    if (!p) {
+        send_error(c, EAGAIN, "too many commands running in this sandbox");
+        return;
+    }
+    pid_t pid = spawn(&r, msg, sizeof msg);
+    if (pid < 0) {
+        proc_free(p);
+        send_error(c, ENOEXEC, "%s", msg);
+        return;
+    }
+    p->kind = PK_EXEC;
+    p->pid = pid;
+    p->owner = c;
+    queue(c, LP_STARTED, pid, 0, NULL, 0);
+}
+
+static void handle_pty_open(struct conn *c, struct lp_frame *f)
+{
+    const char *strs[1024];
+    struct spawn_req r;
+    char msg[512] = "";
+    if (parse_spawn(f, &r, strs, 1024) < 0) {
+        send_error(c, EINVAL, "malformed pty request");
+        return;
+    }
+    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (master < 0 || unlockpt(master) < 0) {
+        send_error(c, errno, "allocating a terminal: %s", strerror(errno));
+        if (master >= 0)
+            close(master);
+        return;
+    }
+    struct winsize ws = {.ws_row = (unsigned short)(f->h.a > 0 ? f->h.a : 24),
+                         .ws_col = (unsigned short)(f->h.b > 0 ? f->h.b : 80)};
+    ioctl(master, TIOCSWINSZ, &ws);
+    int slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+    struct proc *p = slave < 0 ? NULL : proc_new();
+    if (!p) {
+        send_error(c, EAGAIN, slave < 0 ? "opening the terminal" : "too many sessions");
+        close(master);
+        if (slave >= 0)
+            close(slave);
+        return;
+    }
+    r.fds[0] = r.fds[1] = r.fds[2] = slave;
+    r.ctty = 1;
+    pid_t pid = spawn(&r, msg, sizeof msg);
+    close(slave);
+    if (pid < 0) {
+        close(master);
+        proc_free(p);
+        send_error(c, ENOEXEC, "%s", msg);
+        return;
+    }
+    unsigned char rnd[6];
+    if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd)
+        memset(rnd, (int)pid, sizeof rnd);
+    snprintf(p->id, sizeof p->id, "%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3],
+             rnd[4], rnd[5]);
+    p->kind = PK_PTY;
+    p->pid = pid;
+    p->master = master;
+    p->owner = c;
+    p->keep = (f->h.flags & LP_F_KEEP) != 0;
+    snprintf(p->cmd, sizeof p->cmd, "%s", *r.cmd ? r.cmd : "(shell)");
+    queue(c, LP_STARTED, pid, 0, p->id, strlen(p->id));
+}
+
+static void session_send_exit(struct proc *p)
+{
+    if (p->owner)
+        queue(p->owner, LP_EXITED, p->status, p->total, NULL, 0);
+}
+
+static void handle_attach(struct conn *c, struct lp_frame *f)
+{
+    struct proc *p = session_by_id(f->payload ? f->payload : "");
+    if (!p) {
+        send_error(c, ENOENT, "no PTY session '%s' in this sandbox", f->payload ? f->payload : "");
+        return;
+    }
+    if (p->owner && p->owner != c) {
+        if (!f->h.b) {
+            send_error(c, EBUSY, "PTY session %s is held by another client (use takeover)",
+                       p->id);
+            return;
+        }
+        send_error(p->owner, EBUSY, "PTY session %s was taken over by another client", p->id);
+        p->owner = NULL;
+    }
+    p->owner = c;
+    queue(c, LP_STARTED, p->pid, 0, p->id, strlen(p->id));
+    replay(p, c, f->h.a);
+    if (p->exited && p->eio)
+        session_send_exit(p);
+}
+
+static void handle_sessions(struct conn *c)
+{
+    char buf[65536];
+    size_t used = 0;
+    for (int i = 0; i < MAX_PROCS; i++) {
+        struct proc *p = &procs[i];
+        if (!p->used || p->kind != PK_PTY)
+            continue;
+        int n = snprintf(buf + used, sizeof buf - used, "%s %d %s %s %lld %s\n", p->id,
+                         (int)p->pid, p->exited ? "exited" : "running",
+                         p->owner ? "attached" : "detached", p->total, p->cmd);
+        if (n < 0 || (size_t)n >= sizeof buf - used)
+            break;
+        used += (size_t)n;
+    }
+    queue(c, LP_SESSIONS, 0, 0, buf, used);
+}
+
+static struct proc *session_of(struct conn *c)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i].used && procs[i].kind == PK_PTY && procs[i].owner == c)
+            return &procs[i];
+    return NULL;
+}
+
+static struct proc *exec_of(struct conn *c)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i].used && procs[i].kind == PK_EXEC && procs[i].owner == c)
+            return &procs[i];
+    return NULL;
+}
+
+static void end_session(struct proc *p)
+{
+    if (!p->exited) {
+        kill(-p->pid, SIGHUP);
+        kill(-p->pid, SIGKILL);
+    }
+    p->owner = NULL;
+    p->keep = 0;
+    if (p->exited)
+        proc_free(p);
+}
+
+static void handle_frame(struct conn *c, struct lp_frame *f)
+{
+    struct proc *p;
+    switch (f->h.type) {
+    case LP_PING: queue(c, LP_PONG, 0, 0, NULL, 0); break;
+    case LP_EXEC: handle_exec(c, f); break;
+    case LP_PTY_OPEN: handle_pty_open(c, f); break;
+    case LP_PTY_ATTACH: handle_attach(c, f); break;
+    case LP_SESSIONS: handle_sessions(c); break;
+    case LP_KILL:
+        if ((p = exec_of(c)) != NULL || (p = session_of(c)) != NULL)
+            kill(-p->pid, (int)f->h.a);
+        break;
+    case LP_DATA:
+        if ((p = session_of(c)) != NULL && !p->exited && f->h.len) {
+            char *nb = realloc(p->in, p->in_len + f->h.len);
+            if (nb) {
+                memcpy(nb + p->in_len, f->payload, f->h.len);
+                p->in = nb;
+                p->in_len += f->h.len;
+            }
+        }
+        break;
+    case LP_RESIZE:
+        if ((p = session_of(c)) != NULL && p->master >= 0) {
+            struct winsize ws = {.ws_row = (unsigned short)f->h.a,
+                                 .ws_col = (unsigned short)f->h.b};
+            ioctl(p->master, TIOCSWINSZ, &ws);
+        }
+        break;
+    case LP_CLOSE:
+        if ((p = session_of(c)) != NULL)
+            end_session(p);
+        break;
+    case LP_DETACH:
+        if ((p = session_of(c)) != NULL) {
+            p->owner = NULL;
+            p->keep = 1;
+        }
+        break;
+    default: send_error(c, EINVAL, "unknown request %u", f->h.type); break;
+    }
+}
+
+static void conn_close(struct conn *c)
+{
+    for (int i = 0; i < MAX_PROCS; i++) {
+        struct proc *p = &procs[i];
+        if (!p->used || p->owner != c)
+            continue;
+        p->owner = NULL;
+        if (p->kind == PK_EXEC) {
+            /* The client went away (timeout or crash): its command goes with it. */
+            kill(-p->pid, SIGKILL);
+        } else if (p->kind == PK_PTY && !p->keep) {
+            end_session(p);
+        }
+    }
+    close(c->fd);
+    lp_reader_free(&c->rd);
+    free(c->wbuf);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- terminal I/O ------------------------------------------------------------------------- */
+
+static void pty_drain(struct proc *p)
+{
+    char buf[65536];
+    for (;;) {
+        ssize_t r = read(p->master, buf, sizeof buf);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0 || errno == EIO)
+                p->eio = 1;
+            return;
+        }
+        if (p->owner)
+            queue(p->owner, LP_DATA, p->total, 0, buf, (size_t)r);
+        ring_append(p, buf, (size_t)r);
+        p->total += r;
+        if (p->owner && p->owner->wlen > WBUF_PAUSE)
+            return; /* back-pressure: let the client catch up first */
+    }
+}
+
+static void pty_feed(struct proc *p)
+{
+    while (p->in_len > 0) {
+        ssize_t w = write(p->master, p->in, p->in_len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN)
+                p->in_len = 0;
+            return;
+        }
+        memmove(p->in, p->in + w, p->in_len - (size_t)w);
+        p->in_len -= (size_t)w;
+    }
+}
+
+/* ---- child exits ---------------------------------------------------------------------------- */
+
+static void reap(void)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        struct proc *p = proc_by_pid(pid);
+        if (!p)
+            continue; /* an orphan: PID 1 reaps it and moves on */
+        p->exited = 1;
+        p->status = status;
+        if (p->kind == PK_ENTRY) {
+            _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        } else if (p->kind == PK_EXEC) {
+            if (p->owner)
+                queue(p->owner, LP_EXITED, status, 0, NULL, 0);
+            proc_free(p);
+        } else {
+            pty_drain(p);
+            p->eio = 1; /* the leader is gone: report the exit after what was drained */
+            session_send_exit(p);
+            if (!p->owner && !p->keep)
+                proc_free(p);
+        }
+    }
+}
+
+static void start_entrypoint(const struct launch *l)
+{
+    const char *argv[64];
+    size_t n = launch_get_all(l, "entry", argv, 63);
+    if (n == 0)
+        return;
+    argv[n] = NULL;
+    struct proc *p = proc_new();
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigset_t all;
+        sigfillset(&all);
+        sigprocmask(SIG_UNBLOCK, &all, NULL);
+        setsid();
+        const char *wd = launch_get(l, "workdir", "");
+        if (*wd && chdir(wd) < 0) {
+        }
+        const char *envs[256];
+        size_t ne = launch_get_all(l, "env", envs, 255);
+        envs[ne] = NULL;
+        execvpe(argv[0], (char **)argv, (char **)envs);
+        _exit(127);
+    }
+    if (p && pid > 0) {
+        p->kind = PK_ENTRY;
+        p->pid = pid;
+    }
+}
+
+void server_run(int listen_fd, const struct launch *l)
+{
+    g_launch = l;
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    start_entrypoint(l);
+
+    struct pollfd pfd[2 + MAX_CONNS + MAX_PROCS];
+    void *who[2 + MAX_CONNS + MAX_PROCS];
+    for (;;) {
+        int n = 0;
+        pfd[n] = (struct pollfd){.fd = sfd, .events = POLLIN};
+        who[n++] = NULL;
+        pfd[n] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+        who[n++] = NULL;
+        for (int i = 0; i < MAX_CONNS; i++) {
+            if (!conns[i].used)
+                continue;
+            pfd[n] = (struct pollfd){.fd = conns[i].fd,
+                                     .events = (short)(POLLIN | (conns[i].wlen ? POLLOUT : 0))};
+            who[n++] = &conns[i];
+        }
+        for (int i = 0; i < MAX_PROCS; i++) {
+            struct proc *p = &procs[i];
+            if (!p->used || p->kind != PK_PTY || p->master < 0 || p->eio)
+                continue;
+            short ev = 0;
+            if (!p->owner || p->owner->wlen <= WBUF_PAUSE)
+                ev |= POLLIN;
+            if (p->in_len)
+                ev |= POLLOUT;
+            pfd[n] = (struct pollfd){.fd = p->master, .events = ev};
+            who[n++] = p;
+        }
+        int r = poll(pfd, (nfds_t)n, -1);
+        if (r < 0 && errno != EINTR)
+            _exit(255);
+        if (pfd[0].revents) {
+            struct signalfd_siginfo si;
+            while (read(sfd, &si, sizeof si) == sizeof si) {
+            }
+            reap();
+        }
+        if (pfd[1].revents & POLLIN) {
+            int fd;
+            while ((fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+                int slot = -1;
+                for (int i = 0; i < MAX_CONNS && slot < 0; i++)
+                    if (!conns[i].used)
+                        slot = i;
+                if (slot < 0) {
+                    close(fd);
+                    continue;
+                }
+                memset(&conns[slot], 0, sizeof conns[slot]);
+                conns[slot].used = 1;
+                conns[slot].fd = fd;
+            }
+        }
+        for (int k = 2; k < n; k++) {
+            if (!pfd[k].revents)
+                continue;
+            if (who[k] >= (void *)conns && who[k] < (void *)(conns + MAX_CONNS)) {
+                struct conn *c = who[k];
+                if (!c->used)
+                    continue;
+                if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) {
+                    int st = lp_reader_fill(&c->rd, c->fd);
+                    struct lp_frame f;
+                    int got;
+                    while ((got = lp_reader_next(&c->rd, &f)) == 1) {
+                        handle_frame(c, &f);
+                        lp_frame_free(&f);
+                    }
+                    if (st != 0 || got < 0)
+                        c->dead = 1;
+                }
+                flush(c);
+            } else {
+                struct proc *p = who[k];
+                if (!p->used)
+                    continue;
+                if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
+                    pty_drain(p);
+                if (pfd[k].revents & POLLOUT)
+                    pty_feed(p);
+            }
+        }
+        for (int i = 0; i < MAX_PROCS; i++)
+            if (procs[i].used && procs[i].kind == PK_PTY && procs[i].in_len)
+                pty_feed(&procs[i]);
+        for (int i = 0; i < MAX_CONNS; i++) {
+            if (!conns[i].used)
+                continue;
+            flush(&conns[i]);
+            if (conns[i].dead)
+                conn_close(&conns[i]);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/* Internal interface of the static sandbox supervisor: the supervisor process (outside the
+ * sandbox: TTL, end reason, cleanup), the sandbox init's setup (namespaces, root filesystem,
+ * capabilities) and the init's control server (exec, PTY sessions). libc only. */
+#ifndef SM_SUP_H
+#define SM_SUP_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "providers/local/launch.h"
+
+/* Everything the init needs, prepared by the supervisor before clone(). */
+struct init_args {
+    const struct launch *l;
+    int go_fd;     /* read end: the supervisor says "go" once cgroups/id maps are set */
+    int status_fd; /* write end: "ok\n" or "err <message>\n" */
+    int close_fds[8]; /* the supervisor's own descriptors (its lock above all) */
+    int nclose;
+};
+
+/* The init (PID 1 of the sandbox): sets up and serves; never returns. */
+int init_main(void *arg);
+
+/* Namespace and filesystem setup inside the init. On error fills msg and returns -1. */
+int setup_sandbox(const struct launch *l, int *listen_fd, char *msg, size_t len);
+
+/* The control server loop (never returns). entry_argv: optional entrypoint to run as the
+ * sandbox's main process (the init exits with its status when it ends). */
+void server_run(int listen_fd, const struct launch *l);
+
+/* Writes "err <fmt>" style messages. */
+void sup_fmt(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

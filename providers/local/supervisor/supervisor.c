@@ -1,0 +1,443 @@
+/* The sandbox supervisor: a small static process that outlives whoever created the sandbox.
+ * It clones the sandbox init into new namespaces, places it in its cgroups (and writes user
+ * namespace id maps), reports readiness, enforces the TTL, and when the init ends records why
+ * (TTL expired, OOM kill, killed by user, exited), removes the cgroups and exits.
+ * Usage: sandman-supervisor <sandbox-dir> <status-fd>. It holds an exclusive flock on
+ * <dir>/lock for its whole life, so anyone can tell whether it is alive. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "providers/local/cgfs.h"
+#include "providers/local/supervisor/sup.h"
+
+#define MAX_CG 8
+
+void sup_fmt(char *msg, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+}
+
+static double now_wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void write_str(int fd, const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static int write_file(const char *path, const char *s)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t w = write(fd, s, strlen(s));
+    int e = errno;
+    close(fd);
+    errno = e;
+    return w == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* Replaces the file atomically so readers never see half a record. */
+static void put_record(const char *name, const char *text)
+{
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%s.tmp", name);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    write_str(fd, text);
+    close(fd);
+    rename(tmp, name);
+}
+
+static unsigned long long proc_starttime(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    /* Field 22 (starttime) is the 20th field after the ')' */
+    for (int i = 0; i < 20 && p; i++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+static void json_escape(char *out, size_t len, const char *s)
+{
+    size_t o = 0;
+    for (; *s && o + 7 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)c;
+        } else if (c < 0x20) {
+            o += (size_t)snprintf(out + o, len - o, "\\u%04x", c);
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o] = '\0';
+}
+
+struct ending {
+    const char *kind; /* failure vocabulary name, or "none" */
+    const char *label;
+    char reason[256];
+    int exit_code;
+    int signal;
+    long long oom_kills;
+    long long mem_limit;
+    long long pids_events;
+};
+
+static void journal_end(const struct launch *l, const struct ending *e, double ended)
+{
+    const char *path = launch_get(l, "journal", NULL);
+    if (!path)
+        return;
+    char ts[40], reason[600], id[128];
+    time_t secs = (time_t)ended;
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+             (int)((ended - (double)secs) * 1000));
+    json_escape(reason, sizeof reason, e->reason);
+    json_escape(id, sizeof id, launch_get(l, "id", ""));
+    char extra[512] = "";
+    size_t x = 0;
+    if (e->exit_code >= 0)
+        x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"exit_code\":%d", e->exit_code);
+    if (e->signal > 0)
+        x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"signal\":\"SIG%s\"",
+                              sigabbrev_np(e->signal) ? sigabbrev_np(e->signal) : "?");
+    if (e->oom_kills >= 0)
+        x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"oom_kills\":%lld", e->oom_kills);
+    if (e->mem_limit > 0)
+        x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"memory_limit\":%lld",
+                              e->mem_limit);
+    if (e->pids_events > 0)
+        x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"pids_events\":%lld",
+                              e->pids_events);
+    char line[2048];
+    int n = snprintf(line, sizeof line,
+                     "{\"ts\":\"%s\",\"type\":\"lifecycle\",\"event\":\"ended\",\"sandbox_id\":"
+                     "\"%s\",\"provider\":\"local\",\"failure\":{\"kind\":\"%s\",\"label\":\"%s\","
+                     "\"operation\":\"lifecycle\",\"sandbox_id\":\"%s\",\"provider\":\"local\","
+                     "\"reason\":\"%s\"%s}}\n",
+                     ts, id, e->kind, e->label, id, reason, extra);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        if (n > 0 && (size_t)n < sizeof line)
+            write_str(fd, line);
+        close(fd);
+    }
+}
+
+/* Decides why the sandbox ended from what we did and what the kernel counted. */
+static void classify_end(const struct launch *l, int status, int why, struct ending *e)
+{
+    const char *mem = launch_get(l, "cg_memory", NULL);
+    const char *pids = launch_get(l, "cg_pids", NULL);
+    int v2 = launch_get_ll(l, "cg_version", 1) == 2;
+    memset(e, 0, sizeof *e);
+    e->exit_code = -1;
+    e->oom_kills = mem ? cgfs_read_key(mem, v2 ? "memory.events" : "memory.oom_control",
+                                       "oom_kill")
+                       : -1;
+    e->mem_limit = launch_get_ll(l, "mem_limit", -1);
+    e->pids_events = pids ? cgfs_read_key(pids, "pids.events", "max") : -1;
+    if (WIFEXITED(status))
+        e->exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        e->signal = WTERMSIG(status);
+
+    if (why == 'T') {
+        e->kind = "ttl_expired";
+        e->label = "TTL expired";
+        snprintf(e->reason, sizeof e->reason, "the sandbox reached its ttl_s of %s s",
+                 launch_get(l, "ttl_s", "?"));
+        e->exit_code = -1;
+        e->signal = 0;
+    } else if (why == 'K') {
+        e->kind = "killed_by_user";
+        e->label = "killed by user";
+        snprintf(e->reason, sizeof e->reason, "the sandbox was stopped on request");
+        e->exit_code = -1;
+        e->signal = 0;
+    } else if (e->signal == SIGKILL && e->oom_kills > 0) {
+        e->kind = "oom_killed";
+        e->label = "OOM killed";
+        snprintf(e->reason, sizeof e->reason, "the kernel OOM killer ended the sandbox");
+    } else if (e->signal > 0) {
+        e->kind = "signaled";
+        e->label = "killed";
+        snprintf(e->reason, sizeof e->reason, "the sandbox init was killed by SIG%s",
+                 sigabbrev_np(e->signal) ? sigabbrev_np(e->signal) : "?");
+    } else if (e->exit_code == 0) {
+        e->kind = "none";
+        e->label = "exited";
+        snprintf(e->reason, sizeof e->reason, "the entrypoint exited with code 0");
+    } else if (e->exit_code == 255) {
+        e->kind = "sandbox_error";
+        e->label = "sandbox error";
+        snprintf(e->reason, sizeof e->reason, "the sandbox init failed");
+    } else {
+        e->kind = "exit_nonzero";
+        e->label = "exit";
+        snprintf(e->reason, sizeof e->reason, "the entrypoint exited with code %d",
+                 e->exit_code);
+    }
+}
+
+static void write_end(const struct ending *e, double ended)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf,
+             "kind=%s\nended_at=%.3f\nexit_code=%d\nsignal=%d\noom_kills=%lld\n"
+             "memory_limit=%lld\npids_events=%lld\nreason=%s\n",
+             e->kind, ended, e->exit_code, e->signal, e->oom_kills, e->mem_limit, e->pids_events,
+             e->reason);
+    put_record("end", buf);
+}
+
+static void remove_cgroups(const struct launch *l)
+{
+    const char *cgs[MAX_CG];
+    size_t n = launch_get_all(l, "cg", cgs, MAX_CG);
+    for (size_t i = 0; i < n; i++)
+        cgfs_kill_all(cgs[i]);
+    for (size_t i = 0; i < n; i++)
+        cgfs_remove(cgs[i]);
+}
+
+static int write_id_maps(pid_t pid, const struct launch *l, char *msg, size_t len)
+{
+    char path[64], map[64];
+    snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
+    write_file(path, "deny");
+    snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+    snprintf(map, sizeof map, "0 %lld 1\n", launch_get_ll(l, "uid", 0));
+    if (write_file(path, map) < 0) {
+        sup_fmt(msg, len, "writing uid_map: %s", strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+    snprintf(map, sizeof map, "0 %lld 1\n", launch_get_ll(l, "gid", 0));
+    if (write_file(path, map) < 0) {
+        sup_fmt(msg, len, "writing gid_map: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int join_cgroups(pid_t pid, const struct launch *l, char *msg, size_t len)
+{
+    const char *cgs[MAX_CG];
+    size_t n = launch_get_all(l, "cg", cgs, MAX_CG);
+    char path[4096], num[32];
+    snprintf(num, sizeof num, "%d", (int)pid);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/cgroup.procs", cgs[i]);
+        if (write_file(path, num) < 0) {
+            sup_fmt(msg, len, "joining cgroup %s: %s", cgs[i], strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Reads the init's one-line verdict. */
+static int read_verdict(int fd, char *buf, size_t len, double timeout_s)
+{
+    size_t got = 0;
+    double deadline = now_mono() + timeout_s;
+    while (got + 1 < len) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ms = (int)((deadline - now_mono()) * 1000);
+        if (ms <= 0 || poll(&p, 1, ms) <= 0)
+            return -1;
+        ssize_t r = read(fd, buf + got, len - 1 - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+        if (memchr(buf, '\n', got))
+            break;
+    }
+    buf[got] = '\0';
+    char *nl = strchr(buf, '\n');
+    if (nl)
+        *nl = '\0';
+    return got ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: sandman-supervisor <sandbox-dir> <status-fd>\n");
+        return 2;
+    }
+    int report = atoi(argv[2]);
+    char msg[512] = "";
+    struct launch l;
+    if (chdir(argv[1]) < 0 || launch_read("launch.conf", &l) < 0) {
+        dprintf(report, "err cannot read %s/launch.conf: %s\n", argv[1], strerror(errno));
+        return 1;
+    }
+    int lock = open("lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0) {
+        dprintf(report, "err cannot lock %s/lock: %s\n", argv[1], strerror(errno));
+        return 1;
+    }
+    /* Quiet stdio: the supervisor has no terminal; diagnostics go to the status pipe. */
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull >= 0) {
+        dup2(devnull, 0);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+    }
+
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+    int go[2], verdict[2];
+    if (pipe2(go, O_CLOEXEC) < 0 || pipe2(verdict, O_CLOEXEC) < 0) {
+        dprintf(report, "err pipe: %s\n", strerror(errno));
+        return 1;
+    }
+    int flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC;
+    if (strcmp(launch_get(&l, "network", "none"), "host") != 0)
+        flags |= CLONE_NEWNET;
+    int userns = launch_get_ll(&l, "userns", 0) != 0;
+    if (userns)
+        flags |= CLONE_NEWUSER;
+
+    struct init_args ia = {.l = &l, .go_fd = go[0], .status_fd = verdict[1],
+                           .close_fds = {lock, report, sfd, go[1], verdict[0]}, .nclose = 5};
+    size_t stack_size = 256 * 1024;
+    char *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    pid_t init = stack == MAP_FAILED ? -1
+                                     : clone(init_main, stack + stack_size, flags | SIGCHLD, &ia);
+    if (init < 0) {
+        dprintf(report, "err creating namespaces (clone): %s\n", strerror(errno));
+        return 1;
+    }
+    close(go[0]);
+    close(verdict[1]);
+
+    int ok = (!userns || write_id_maps(init, &l, msg, sizeof msg) == 0) &&
+             join_cgroups(init, &l, msg, sizeof msg) == 0;
+    write_str(go[1], ok ? "go\n" : "no\n");
+    close(go[1]);
+    char line[600] = "";
+    double ready_timeout = (double)launch_get_ll(&l, "ready_timeout_ms", 60000) / 1000.0;
+    if (ok && read_verdict(verdict[0], line, sizeof line, ready_timeout) < 0)
+        snprintf(line, sizeof line, "err the sandbox init did not report readiness");
+    close(verdict[0]);
+    if (!ok || strncmp(line, "ok", 2) != 0) {
+        kill(init, SIGKILL);
+        waitpid(init, NULL, 0);
+        remove_cgroups(&l);
+        dprintf(report, "err %s\n", ok ? (strncmp(line, "err ", 4) ? line : line + 4) : msg);
+        return 1;
+    }
+    double ready = now_wall();
+    char rec[256];
+    snprintf(rec, sizeof rec, "pid=%d\nstarttime=%llu\nsupervisor=%d\nready_at=%.3f\n",
+             (int)init, proc_starttime(init), (int)getpid(), ready);
+    put_record("ready", rec);
+    dprintf(report, "ok %d\n", (int)init);
+    close(report);
+
+    long long ttl_ms = launch_get_ll(&l, "ttl_ms", 0);
+    double deadline = ttl_ms > 0 ? now_mono() + (double)ttl_ms / 1000.0 : 0;
+    int why = 0, status = 0;
+    for (;;) {
+        int ms = -1;
+        if (deadline > 0) {
+            double left = deadline - now_mono();
+            ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+        }
+        struct pollfd p = {.fd = sfd, .events = POLLIN};
+        int r = poll(&p, 1, ms);
+        if (r == 0 && deadline > 0 && now_mono() >= deadline && !why) {
+            why = 'T';
+            kill(init, SIGKILL);
+        }
+        struct signalfd_siginfo si;
+        while (read(sfd, &si, sizeof si) == sizeof si) {
+            if (si.ssi_signo != SIGCHLD && !why) {
+                why = 'K';
+                kill(init, SIGKILL);
+            }
+        }
+        pid_t w = waitpid(init, &status, WNOHANG);
+        if (w == init)
+            break;
+    }
+    double ended = now_wall();
+    struct ending e;
+    classify_end(&l, status, why, &e);
+    write_end(&e, ended);
+    journal_end(&l, &e, ended);
+    remove_cgroups(&l);
+    unlink("ctl.sock");
+    launch_free(&l);
+    return 0;
+}

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Installs the Debian packages sandman needs to build, run and test, but only those missing.
+# Idempotent and fast when nothing is missing (one dpkg-query call).
+set -eu
+
+PKGS="build-essential cmake pkg-config libncurses-dev libvterm-dev libcurl4-openssl-dev \
+libcjson-dev libyaml-dev libarchive-dev libuv1-dev libcmocka-dev libmicrohttpd-dev \
+tmux bubblewrap busybox-static util-linux iproute2 htop clang-format"
+[ -n "${SANDMAN_EXTRA_PKGS:-}" ] && PKGS="$PKGS $SANDMAN_EXTRA_PKGS"
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing:$missing" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
