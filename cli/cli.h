@@ -83,4 +83,8 @@ int cli_parse(sm_cli *cli, const sm_cmd *cmd, const cli_opt *opts, cli_opt_fn fn
               int argc, char **argv, char **pos, int maxpos, int *npos, int stop_after,
               char ***rest, int *nrest);
 
+/* Options given before the verb (sandman -c FILE -p NAME -o json VERB ...). Returns the index
+ * of the verb in argv, or -1 after a usage error (reported). */
+int cli_parse_global(sm_cli *cli, int argc, char **argv);
+
 #endif

@@ -13,19 +13,22 @@ int main(int argc, char **argv)
     sm_cli cli;
     cli_init(&cli);
     int status;
-    if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
-        !strcmp(argv[1], "-h")) {
+    int v = cli_parse_global(&cli, argc, argv);
+    if (v < 0) {
+        status = CLI_USAGE;
+    } else if (v >= argc || !strcmp(argv[v], "help") || !strcmp(argv[v], "--help") ||
+               !strcmp(argv[v], "-h")) {
         cli_print_usage(stdout);
         status = CLI_OK;
-    } else if (!strcmp(argv[1], "--version")) {
+    } else if (!strcmp(argv[v], "--version")) {
         printf("sandman 0.1.0\n");
         status = CLI_OK;
     } else {
-        const sm_cmd *cmd = cli_find_command(argv[1]);
+        const sm_cmd *cmd = cli_find_command(argv[v]);
         if (!cmd)
-            status = cli_usage(&cli, "unknown command '%s'", argv[1]);
+            status = cli_usage(&cli, "unknown command '%s'", argv[v]);
         else
-            status = cli_run_command(&cli, cmd, argc - 1, argv + 1);
+            status = cli_run_command(&cli, cmd, argc - v, argv + v);
     }
     cli_free(&cli);
     return status;

@@ -67,6 +67,42 @@ static int apply_common(sm_cli *cli, const sm_cmd *cmd, int id, const char *arg)
     return 0;
 }
 
+int cli_parse_global(sm_cli *cli, int argc, char **argv)
+{
+    int i = 1;
+    while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "-h") && strcmp(argv[i], "--help") &&
+           strcmp(argv[i], "--version")) {
+        const char *a = argv[i], *arg = NULL;
+        const cli_opt *o = NULL;
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
+                     a + 2);
+            o = match(NULL, name, 0);
+            arg = eq ? eq + 1 : NULL;
+        } else {
+            o = match(NULL, NULL, a[1]);
+            arg = a[1] && a[2] ? a + 2 : NULL;
+        }
+        if (!o || !o->has_arg) {
+            cli_usage(cli, "unknown option %s before the command", a);
+            return -1;
+        }
+        if (!arg) {
+            if (i + 1 >= argc) {
+                cli_usage(cli, "option %s needs a value", a);
+                return -1;
+            }
+            arg = argv[++i];
+        }
+        if (apply_common(cli, NULL, o->id, arg) != 0)
+            return -1;
+        i++;
+    }
+    return i;
+}
+
 int cli_parse(sm_cli *cli, const sm_cmd *cmd, const cli_opt *opts, cli_opt_fn fn, void *ud,
               int argc, char **argv, char **pos, int maxpos, int *npos, int stop_after,
               char ***rest, int *nrest)

@@ -925,8 +925,15 @@ void sm_config_free(sm_config *c)
 int sm_config_resolve(const sm_config *c, const char *name, sm_context *out, sm_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!name || !*name)
-        name = (c && c->default_context) ? c->default_context : "local";
+    if (!name || !*name) {
+        /* sandman.context / sandbox_provider, else a file's only block, else local. */
+        if (c && c->default_context)
+            name = c->default_context;
+        else if (c && c->ncontexts == 1)
+            name = c->contexts[0].name;
+        else
+            name = "local";
+    }
     for (size_t i = 0; c && i < c->ncontexts; i++) {
         const sm_context *src = &c->contexts[i];
         if (strcmp(src->name, name) != 0)

@@ -48,7 +48,8 @@ int sm_config_load_string(const char *yaml, const char *origin, sm_config *out, 
 void sm_config_free(sm_config *c);
 
 /* Picks a context: name = block name; else a registered provider name with defaults; NULL =
- * sandman.context, else "local". Unknown name -> SM_ERR_CONFIG listing blocks and providers.
+ * sandman.context (or sandbox_provider), else the file's only block, else "local". Unknown
+ * name -> SM_ERR_CONFIG listing blocks and providers.
  * The returned context is a deep copy (sm_context_free). */
 int sm_config_resolve(const sm_config *c, const char *name, sm_context *out, sm_error *err);
 void sm_context_free(sm_context *ctx);

@@ -108,6 +108,17 @@ void local_cg_detect(local_cg_layout *cg)
         free(self[c]);
     }
     cg->version = pure_v2 ? 2 : (cg->base[CG_MEMORY] ? 1 : 0);
+    /* Writable means this user may create the sandman/ group (or it exists and is ours). */
+    const char *probe = cg->base[cg->version == 2 ? CG_UNIFIED : CG_MEMORY];
+    if (probe && access(probe, W_OK) != 0) {
+        char *parent = xstrdup(probe);
+        char *slash = strrchr(parent, '/');
+        if (slash)
+            *slash = '\0';
+        if (access(probe, F_OK) == 0 || access(parent, W_OK) != 0)
+            cg->note = xasprintf("cgroups are not writable by this user (%s)", parent);
+        free(parent);
+    }
     if (cg->version == 0 && cg->base[CG_UNIFIED])
         cg->version = 2;
     if (cg->version == 0)
@@ -175,7 +186,7 @@ void local_cg_create(const local_provider *lp, const char *id, const sm_resource
     memset(out, 0, sizeof *out);
     out->version = cg->version;
     *note = cg->note ? xstrdup(cg->note) : NULL;
-    if (cg->version == 0)
+    if (cg->version == 0 || cg->note)
         return;
     for (int c = 0; c < CG__COUNT; c++) {
         if (!cg->base[c])

@@ -1,0 +1,81 @@
+# Limits and why sandboxes end: the memory limit is enforced and an OOM kill is attributed as
+# such, the pids limit, the TTL, CPU quota, an entrypoint that exits, and a supervisor that dies.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "# limits need writable cgroups; running as $(id -un) they are not enforced"
+fi
+
+ID=$("$SANDMAN" create --memory-mib 64)
+run "$SANDMAN" exec "$ID" -- 'dd if=/dev/zero of=/dev/null bs=16M count=1 && echo small-ok'
+expect_eq "an allocation under the limit runs" "small-ok" "$OUT"
+run "$SANDMAN" exec "$ID" -- 'dd if=/dev/zero of=/dev/null bs=200M count=1'
+expect_eq "an allocation over the limit is killed (exit 137)" 137 "$RC"
+expect_match "the CLI names the OOM kill and its evidence" "OOM killed \(memory.oom_kill 1, limit 64MiB" "$ERR"
+run "$SANDMAN" exec -o json "$ID" -- 'dd if=/dev/zero of=/dev/null bs=200M count=1'
+expect_eq "JSON: the failure kind is oom_killed" "oom_killed" "$(echo "$OUT" | json 'd["failure"]["kind"]')"
+expect_eq "JSON: the evidence names the counter and the limit" "memory.oom_kill 1, limit 64MiB, exit code 137" "$(echo "$OUT" | json 'd["failure"]["evidence"]')"
+run "$SANDMAN" events "$ID"
+expect_match "the journal records the OOM kill as a failure" "failure +exec: OOM killed - memory.oom_kill 1, limit 64MiB" "$OUT"
+run "$SANDMAN" stats -o json "$ID"
+expect_eq "stats report the memory limit" "67108864" "$(echo "$OUT" | json 'int(d["memory_limit"])')"
+expect_eq "stats count the OOM kills" "2" "$(echo "$OUT" | json 'int(d["oom_kills"])')"
+run "$SANDMAN" status "$ID"
+expect_eq "the sandbox itself survives its commands' OOM kills" "running" "$("$SANDMAN" status -o json "$ID" | json 'd["status"]')"
+
+# pids limit from the provider config
+cat >"$SANDMAN_STATE_DIR/pids.yaml" <<'YAML'
+tight:
+  local:
+    pids_limit: 12
+YAML
+P=$("$SANDMAN" -c "$SANDMAN_STATE_DIR/pids.yaml" -p tight create 2>&1)
+run "$SANDMAN" -c "$SANDMAN_STATE_DIR/pids.yaml" -p tight exec -o json "$P" -- 'for i in $(seq 30); do sleep 2 & done; wait'
+expect_eq "forking past the pids limit is attributed to it" "pids_limit" "$(echo "$OUT" | json 'd["failure"]["kind"]')"
+expect_match "with the pids.events evidence" "pids.events max [1-9]" "$(echo "$OUT" | json 'd["failure"]["evidence"]')"
+
+# CPU quota
+C=$("$SANDMAN" create --cpu 0.2)
+"$SANDMAN" exec "$C" -- 'timeout 1 sh -c "while :; do :; done"' >/dev/null 2>&1
+run "$SANDMAN" stats -o json "$C"
+check "a CPU-bound command is held to its 0.2 CPU quota" python3 -c "import sys; sys.exit(0 if $(echo "$OUT" | json 'd["cpu_time_s"]') < 0.5 else 1)"
+check "and the throttling is counted" test "$(echo "$OUT" | json 'int(d["nr_throttled"] or 0)')" -gt 0
+
+# TTL
+T=$("$SANDMAN" create --ttl 1)
+sleep 1.6
+run "$SANDMAN" status -o json "$T"
+expect_eq "after its TTL the sandbox is stopped" "stopped" "$(echo "$OUT" | json 'd["status"]')"
+expect_eq "and the reason is ttl_expired" "ttl_expired" "$(echo "$OUT" | json 'd["failure"]["kind"]')"
+run "$SANDMAN" ls
+expect_no_match "ls (without -a) hides ended sandboxes" "$T" "$OUT"
+run "$SANDMAN" ls -a
+expect_match "ls -a shows it with the reason" "$T .*stopped .*TTL expired" "$OUT"
+run "$SANDMAN" exec "$T" -- true
+expect_eq "exec in an ended sandbox is a runtime failure" 125 "$RC"
+expect_match "naming why it ended" "TTL expired" "$ERR"
+run "$SANDMAN" events "$T"
+expect_match "the journal records the TTL expiry" "ended: TTL expired" "$OUT"
+
+# An entrypoint is the sandbox's main process: when it exits, the sandbox ends.
+E=$("$SANDMAN" create --entrypoint sh --entrypoint -c --entrypoint 'sleep 0.3; exit 4')
+sleep 1
+run "$SANDMAN" status -o json "$E"
+expect_eq "an exited entrypoint stops the sandbox" "stopped" "$(echo "$OUT" | json 'd["status"]')"
+expect_eq "with its exit code" "4" "$(echo "$OUT" | json 'd["failure"]["exit_code"]')"
+
+# A supervisor that dies is reported, never a crash, and rm still cleans up.
+S=$("$SANDMAN" create)
+SUP=$(sed -n 's/^supervisor=//p' "$SANDMAN_STATE_DIR/local/$S/ready")
+kill -9 "$SUP"
+sleep 0.2
+run "$SANDMAN" status -o json "$S"
+expect_eq "a sandbox whose supervisor died shows as error" "error" "$(echo "$OUT" | json 'd["status"]')"
+expect_eq "with kind supervisor_lost" "supervisor_lost" "$(echo "$OUT" | json 'd["failure"]["kind"]')"
+INIT=$(sed -n 's/^pid=//p' "$SANDMAN_STATE_DIR/local/$S/ready")
+run "$SANDMAN" rm "$S"
+expect_eq "rm cleans up after a lost supervisor" 0 "$RC"
+check "its processes are gone" process_gone "$INIT"
+check "its state is gone" test ! -e "$SANDMAN_STATE_DIR/local/$S"
+
+finish
