@@ -49,8 +49,7 @@ int cli_usage(sm_cli *cli, const char *fmt, ...)
     char *msg = xvasprintf(fmt, ap);
     va_end(ap);
     if (cli->verb)
-        fprintf(cli->err, "sandman %s: %s (see 'sandman %s --help')\n", cli->verb, msg,
-                cli->verb);
+        fprintf(cli->err, "sandman %s: %s (see 'sandman %s --help')\n", cli->verb, msg, cli->verb);
     else
         fprintf(cli->err, "sandman: %s (see 'sandman --help')\n", msg);
     free(msg);

@@ -18,14 +18,14 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_RUNTIME = 125 };
 typedef struct sm_cli {
     FILE *out;
     FILE *err;
-    bool json;           /* -o json */
-    char *config_path;   /* -c */
-    char *context_name;  /* -p */
-    const char *verb;    /* the command being run */
+    bool json;          /* -o json */
+    char *config_path;  /* -c */
+    char *context_name; /* -p */
+    const char *verb;   /* the command being run */
     sm_config config;
     bool config_loaded;
     sm_provider *provider; /* built on first use */
-    char *theme;          /* --theme (dashboard) */
+    char *theme;           /* --theme (dashboard) */
 } sm_cli;
 
 typedef struct sm_cmd {

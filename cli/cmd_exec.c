@@ -53,8 +53,8 @@ static int cmd_exec(sm_cli *cli, int argc, char **argv)
     exec_args a = {0};
     char *pos[1], **words = NULL;
     int npos, nwords = 0, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("exec"), exec_opts, exec_opt, &a, argc, argv, pos,
-                       1, &npos, 1, &words, &nwords);
+    int rc = cli_parse(cli, cli_find_command("exec"), exec_opts, exec_opt, &a, argc, argv, pos, 1,
+                       &npos, 1, &words, &nwords);
     if (rc == 0 && npos == 0)
         rc = cli_usage(cli, "missing sandbox id");
     if (rc == 0 && nwords == 0)
@@ -89,8 +89,8 @@ static int cmd_exec(sm_cli *cli, int argc, char **argv)
     } else if (res.error_type) {
         char label[128];
         sm_failure_label(&res.failure, label, sizeof label);
-        status = cli_error(cli, CLI_RUNTIME, "exec in %s failed: %s",
-                           sm_sandbox_id(s), err.msg[0] ? err.msg : label);
+        status = cli_error(cli, CLI_RUNTIME, "exec in %s failed: %s", sm_sandbox_id(s),
+                           err.msg[0] ? err.msg : label);
     } else {
         status = res.return_code;
         if (res.failure.kind == SM_FAIL_OOM || res.failure.kind == SM_FAIL_PIDS_LIMIT) {
@@ -124,8 +124,8 @@ static int cmd_cp(sm_cli *cli, int argc, char **argv)
 {
     char *pos[2];
     int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("cp"), NULL, NULL, NULL, argc, argv, pos, 2, &npos,
-                       0, NULL, NULL);
+    int rc = cli_parse(cli, cli_find_command("cp"), NULL, NULL, NULL, argc, argv, pos, 2, &npos, 0,
+                       NULL, NULL);
     if (rc != 0)
         return rc < 0 ? CLI_OK : rc;
     if (npos != 2)
@@ -199,6 +199,5 @@ const sm_cmd sm_cmd_exec = {
     "  -e, --env K=V     environment variable (repeatable)\n"
     "  -u, --user USER   run as USER (name or uid in the sandbox)\n",
     cmd_exec};
-const sm_cmd sm_cmd_cp = {"cp", "SRC DST",
-                          "copy a file into or out of a sandbox (one side is ID:PATH)", NULL,
-                          cmd_cp};
+const sm_cmd sm_cmd_cp = {
+    "cp", "SRC DST", "copy a file into or out of a sandbox (one side is ID:PATH)", NULL, cmd_cp};

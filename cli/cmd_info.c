@@ -105,8 +105,8 @@ static int cmd_stats(sm_cli *cli, int argc, char **argv)
 {
     char *pos[1];
     int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("stats"), NULL, NULL, NULL, argc, argv, pos, 1,
-                       &npos, 0, NULL, NULL);
+    int rc = cli_parse(cli, cli_find_command("stats"), NULL, NULL, NULL, argc, argv, pos, 1, &npos,
+                       0, NULL, NULL);
     if (rc != 0)
         return rc < 0 ? CLI_OK : rc;
     if (npos != 1)
@@ -147,8 +147,8 @@ static int cmd_events(sm_cli *cli, int argc, char **argv)
 {
     char *pos[1];
     int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("events"), NULL, NULL, NULL, argc, argv, pos, 1,
-                       &npos, 0, NULL, NULL);
+    int rc = cli_parse(cli, cli_find_command("events"), NULL, NULL, NULL, argc, argv, pos, 1, &npos,
+                       0, NULL, NULL);
     if (rc != 0)
         return rc < 0 ? CLI_OK : rc;
     if (npos != 1)
@@ -177,9 +177,8 @@ static int cmd_events(sm_cli *cli, int argc, char **argv)
 
 const sm_cmd sm_cmd_providers = {"providers", "", "list providers and their capabilities", NULL,
                                  cmd_providers};
-const sm_cmd sm_cmd_stats = {"stats", "ID",
-                             "CPU, memory (working set), pids, IO and failure counters", NULL,
-                             cmd_stats};
+const sm_cmd sm_cmd_stats = {
+    "stats", "ID", "CPU, memory (working set), pids, IO and failure counters", NULL, cmd_stats};
 const sm_cmd sm_cmd_events = {"events", "ID",
                               "a sandbox's journal: lifecycle, exec, transfer and failure events",
                               NULL, cmd_events};

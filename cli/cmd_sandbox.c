@@ -9,8 +9,19 @@
 
 /* ---- create ------------------------------------------------------------------------------ */
 
-enum { C_IMAGE = 1, C_CPU, C_MEM, C_TTL, C_WORKDIR, C_ENV, C_FILE, C_LABEL, C_PORT, C_READY,
-       C_ENTRY };
+enum {
+    C_IMAGE = 1,
+    C_CPU,
+    C_MEM,
+    C_TTL,
+    C_WORKDIR,
+    C_ENV,
+    C_FILE,
+    C_LABEL,
+    C_PORT,
+    C_READY,
+    C_ENTRY
+};
 
 static const cli_opt create_opts[] = {
     {"image", 'i', true, C_IMAGE},     {"cpu", 0, true, C_CPU},
@@ -105,8 +116,8 @@ static int cmd_create(sm_cli *cli, int argc, char **argv)
     sm_spec_init(&spec);
     char *pos[1];
     int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("create"), create_opts, create_opt, &spec, argc,
-                       argv, pos, 0, &npos, 0, NULL, NULL);
+    int rc = cli_parse(cli, cli_find_command("create"), create_opts, create_opt, &spec, argc, argv,
+                       pos, 0, &npos, 0, NULL, NULL);
     if (rc != 0) {
         sm_spec_free(&spec);
         return rc < 0 ? CLI_OK : rc;
@@ -167,8 +178,8 @@ static int cmd_ls(sm_cli *cli, int argc, char **argv)
     ls_args a = {0};
     char *pos[1];
     int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("ls"), ls_opts, ls_opt, &a, argc, argv, pos, 0,
-                       &npos, 0, NULL, NULL);
+    int rc = cli_parse(cli, cli_find_command("ls"), ls_opts, ls_opt, &a, argc, argv, pos, 0, &npos,
+                       0, NULL, NULL);
     if (rc != 0) {
         sm_map_free(&a.labels);
         return rc < 0 ? CLI_OK : rc;
@@ -213,8 +224,8 @@ static int cmd_status(sm_cli *cli, int argc, char **argv)
 {
     char *pos[1];
     int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("status"), NULL, NULL, NULL, argc, argv, pos, 1,
-                       &npos, 0, NULL, NULL);
+    int rc = cli_parse(cli, cli_find_command("status"), NULL, NULL, NULL, argc, argv, pos, 1, &npos,
+                       0, NULL, NULL);
     if (rc != 0)
         return rc < 0 ? CLI_OK : rc;
     if (npos != 1)
@@ -241,8 +252,8 @@ static int cmd_rm(sm_cli *cli, int argc, char **argv)
 {
     char *pos[256];
     int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("rm"), NULL, NULL, NULL, argc, argv, pos, 256,
-                       &npos, 0, NULL, NULL);
+    int rc = cli_parse(cli, cli_find_command("rm"), NULL, NULL, NULL, argc, argv, pos, 256, &npos,
+                       0, NULL, NULL);
     if (rc != 0)
         return rc < 0 ? CLI_OK : rc;
     if (npos == 0)

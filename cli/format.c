@@ -28,8 +28,8 @@ static void ttl_text(const sm_sandbox_info *i, double now, char *buf, size_t len
 void cli_print_info_table(FILE *out, const sm_sandbox_info *list, size_t n)
 {
     double now = sm_now_wall();
-    fprintf(out, "%-12s  %-9s  %-8s  %-24s  %-7s  %-7s  %s\n", "ID", "PROVIDER", "STATUS",
-            "IMAGE", "AGE", "TTL", "FAILURE");
+    fprintf(out, "%-12s  %-9s  %-8s  %-24s  %-7s  %-7s  %s\n", "ID", "PROVIDER", "STATUS", "IMAGE",
+            "AGE", "TTL", "FAILURE");
     for (size_t k = 0; k < n; k++) {
         const sm_sandbox_info *i = &list[k];
         char age[24], ttl[24], fail[160], img[25];

@@ -7,13 +7,18 @@
 #include "cli/cli.h"
 #include "core/util.h"
 
-enum { COMMON_CONFIG = -1, COMMON_CONTEXT = -2, COMMON_OUTPUT = -3, COMMON_HELP = -4,
-       COMMON_THEME = -5 };
+enum {
+    COMMON_CONFIG = -1,
+    COMMON_CONTEXT = -2,
+    COMMON_OUTPUT = -3,
+    COMMON_HELP = -4,
+    COMMON_THEME = -5
+};
 
 static const cli_opt common[] = {
-    {"config", 'c', true, COMMON_CONFIG},   {"context", 'p', true, COMMON_CONTEXT},
-    {"output", 'o', true, COMMON_OUTPUT},   {"help", 'h', false, COMMON_HELP},
-    {"theme", 0, true, COMMON_THEME},       {NULL, 0, false, 0},
+    {"config", 'c', true, COMMON_CONFIG}, {"context", 'p', true, COMMON_CONTEXT},
+    {"output", 'o', true, COMMON_OUTPUT}, {"help", 'h', false, COMMON_HELP},
+    {"theme", 0, true, COMMON_THEME},     {NULL, 0, false, 0},
 };
 
 static const cli_opt *match(const cli_opt *opts, const char *lng, char shrt)
@@ -77,8 +82,7 @@ int cli_parse_global(sm_cli *cli, int argc, char **argv)
         if (a[1] == '-') {
             const char *eq = strchr(a + 2, '=');
             char name[64];
-            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
-                     a + 2);
+            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2), a + 2);
             o = match(NULL, name, 0);
             arg = eq ? eq + 1 : NULL;
         } else {
@@ -134,8 +138,7 @@ int cli_parse(sm_cli *cli, const sm_cmd *cmd, const cli_opt *opts, cli_opt_fn fn
         char name[64];
         if (a[1] == '-') {
             const char *eq = strchr(a + 2, '=');
-            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
-                     a + 2);
+            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2), a + 2);
             o = match(opts, name, 0);
             if (eq)
                 arg = eq + 1;
@@ -164,14 +167,13 @@ int cli_parse(sm_cli *cli, const sm_cmd *cmd, const cli_opt *opts, cli_opt_fn fn
         }
         if (o->has_arg && !arg) {
             if (i + 1 >= argc)
-                return cli_usage(cli, "option %s%s needs a value", a[1] == '-' ? "--" : "-",
-                                 name);
+                return cli_usage(cli, "option %s%s needs a value", a[1] == '-' ? "--" : "-", name);
             arg = argv[++i];
         } else if (!o->has_arg && arg) {
             return cli_usage(cli, "option %s takes no value", a);
         }
-        int rc = o->id < 0 ? apply_common(cli, cmd, o->id, arg)
-                           : (fn ? fn(cli, ud, o->id, arg) : 0);
+        int rc =
+            o->id < 0 ? apply_common(cli, cmd, o->id, arg) : (fn ? fn(cli, ud, o->id, arg) : 0);
         if (rc != 0)
             return rc;
     }

@@ -48,9 +48,9 @@ void sm_error_prefix(sm_error *e, const char *fmt, ...)
 
 const char *sm_error_code_name(int code)
 {
-    static const char *names[] = {"ok",      "invalid",     "config",  "not_found",
+    static const char *names[] = {"ok",        "invalid",     "config",  "not_found",
                                   "ambiguous", "unsupported", "runtime", "timeout",
-                                  "io",      "closed",      "exists",  "state"};
+                                  "io",        "closed",      "exists",  "state"};
     if (code < 0 || code >= (int)(sizeof names / sizeof names[0]))
         return "error";
     return names[code];

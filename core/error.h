@@ -16,9 +16,9 @@ enum {
     SM_ERR_RUNTIME = 6,     /* the runtime failed (maps to exec 125 + "sandbox") */
     SM_ERR_TIMEOUT = 7,
     SM_ERR_IO = 8,
-    SM_ERR_CLOSED = 9,      /* the sandbox facade was already stopped */
+    SM_ERR_CLOSED = 9, /* the sandbox facade was already stopped */
     SM_ERR_EXISTS = 10,
-    SM_ERR_STATE = 11,      /* wrong state for the call (e.g. start twice) */
+    SM_ERR_STATE = 11, /* wrong state for the call (e.g. start twice) */
 };
 
 typedef struct sm_error {

@@ -79,9 +79,7 @@ void sm_failure_label(const sm_failure *f, char *buf, size_t len)
 {
     char sig[24], dur[24];
     switch (f->kind) {
-    case SM_FAIL_EXIT_NONZERO:
-        snprintf(buf, len, "exit %d", f->exit_code);
-        break;
+    case SM_FAIL_EXIT_NONZERO: snprintf(buf, len, "exit %d", f->exit_code); break;
     case SM_FAIL_SIGNALED:
         if (f->signal > 0)
             snprintf(buf, len, "exit %d (%s)", 128 + f->signal,
@@ -104,9 +102,7 @@ void sm_failure_label(const sm_failure *f, char *buf, size_t len)
         else
             snprintf(buf, len, "%s", kinds[f->kind].label);
         break;
-    default:
-        snprintf(buf, len, "%s", kinds[f->kind < SM_FAIL__COUNT ? f->kind : 0].label);
-        break;
+    default: snprintf(buf, len, "%s", kinds[f->kind < SM_FAIL__COUNT ? f->kind : 0].label); break;
     }
 }
 

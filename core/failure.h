@@ -36,7 +36,7 @@ typedef enum sm_failure_kind {
 /* A failure event. Numeric evidence uses -1 for "not known". */
 typedef struct sm_failure {
     sm_failure_kind kind;
-    char operation[24];   /* create, exec, upload, download, status, close, pty, ttl, ... */
+    char operation[24]; /* create, exec, upload, download, status, close, pty, ttl, ... */
     char sandbox_id[72];
     char provider[24];
     char reason[256];          /* one human line */
@@ -45,9 +45,9 @@ typedef struct sm_failure {
     int signal;
     int http_status;
     double timeout_s;
-    long long oom_kills;       /* memory.oom_kill counter delta / total */
-    long long memory_limit;    /* bytes */
-    long long pids_events;     /* pids.events max counter */
+    long long oom_kills;    /* memory.oom_kill counter delta / total */
+    long long memory_limit; /* bytes */
+    long long pids_events;  /* pids.events max counter */
     long long pids_limit;
     long long nr_throttled;
 } sm_failure;

@@ -74,9 +74,8 @@ int sm_journal_failure(const char *provider, const char *sandbox_id, const sm_fa
 {
     cJSON *fields = cJSON_CreateObject();
     cJSON_AddItemToObject(fields, "failure", sm_failure_to_json(f));
-    return sm_journal_append(provider, sandbox_id, "failure", f->operation[0] ? f->operation
-                                                                             : "failure",
-                             fields);
+    return sm_journal_append(provider, sandbox_id, "failure",
+                             f->operation[0] ? f->operation : "failure", fields);
 }
 
 static void read_lines_into(const char *path, cJSON *arr)
@@ -186,8 +185,8 @@ void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len)
         if (bytes >= 0)
             sm_format_bytes(bytes, size, sizeof size);
         bool up = event && !strcmp(event, "upload");
-        snprintf(buf, len, "%s %s -> %s%s%s%s", event ? event : "", up ? sm_json_str(ev, "local")
-                                                                      : sm_json_str(ev, "remote"),
+        snprintf(buf, len, "%s %s -> %s%s%s%s", event ? event : "",
+                 up ? sm_json_str(ev, "local") : sm_json_str(ev, "remote"),
                  up ? sm_json_str(ev, "remote") : sm_json_str(ev, "local"), size[0] ? " (" : "",
                  size, size[0] ? ")" : "");
     } else if (fj) {

@@ -30,23 +30,21 @@ int sm_json_get_number(const cJSON *obj, const char *key, double *out, const cha
                         what, key);
 }
 
-int sm_json_get_long(const cJSON *obj, const char *key, long *out, const char *what,
-                     sm_error *err)
+int sm_json_get_long(const cJSON *obj, const char *key, long *out, const char *what, sm_error *err)
 {
     double d;
     const cJSON *v = item(obj, key);
     if (!v)
         return SM_OK;
-    if (cJSON_IsBool(v) || sm_json_get_number(obj, key, &d, what, NULL) != SM_OK ||
-        d != floor(d) || fabs(d) > 9e15)
+    if (cJSON_IsBool(v) || sm_json_get_number(obj, key, &d, what, NULL) != SM_OK || d != floor(d) ||
+        fabs(d) > 9e15)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "%s.%s must be an integer", what, key);
     *out = (long)d;
     return SM_OK;
 }
 
-int sm_json_get_bool(const cJSON *obj, const char *key, bool *out, const char *what,
-                     sm_error *err)
+int sm_json_get_bool(const cJSON *obj, const char *key, bool *out, const char *what, sm_error *err)
 {
     const cJSON *v = item(obj, key);
     if (!v)
@@ -65,8 +63,8 @@ int sm_json_get_bool(const cJSON *obj, const char *key, bool *out, const char *w
             return SM_OK;
         }
     }
-    return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
-                        "%s.%s must be true or false", what, key);
+    return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST, "%s.%s must be true or false",
+                        what, key);
 }
 
 int sm_json_get_string(const cJSON *obj, const char *key, char **out, const char *what,
@@ -76,8 +74,8 @@ int sm_json_get_string(const cJSON *obj, const char *key, char **out, const char
     if (!v)
         return SM_OK;
     if (!cJSON_IsString(v))
-        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
-                            "%s.%s must be a string", what, key);
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST, "%s.%s must be a string",
+                            what, key);
     free(*out);
     *out = xstrdup(v->valuestring);
     return SM_OK;
@@ -91,8 +89,8 @@ int sm_json_get_object(const cJSON *obj, const char *key, const cJSON **out, con
     if (!v)
         return SM_OK;
     if (!cJSON_IsObject(v))
-        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
-                            "%s.%s must be a mapping", what, key);
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST, "%s.%s must be a mapping",
+                            what, key);
     *out = v;
     return SM_OK;
 }
@@ -126,8 +124,7 @@ int sm_json_check_keys(const cJSON *obj, const char *const *allowed, const char 
         for (size_t i = 0; i < n; i++)
             sm_strbuf_printf(&b, "%s%s", i ? ", " : "", sorted[i]);
         sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
-                     "unknown key '%s' in %s (allowed: %s)", it->string, what,
-                     n ? b.data : "none");
+                     "unknown key '%s' in %s (allowed: %s)", it->string, what, n ? b.data : "none");
         sm_strbuf_free(&b);
         free(sorted);
         return SM_ERR_INVALID;

@@ -12,10 +12,8 @@
  * with "<what>.<key> must be ...". */
 int sm_json_get_number(const cJSON *obj, const char *key, double *out, const char *what,
                        sm_error *err);
-int sm_json_get_long(const cJSON *obj, const char *key, long *out, const char *what,
-                     sm_error *err);
-int sm_json_get_bool(const cJSON *obj, const char *key, bool *out, const char *what,
-                     sm_error *err);
+int sm_json_get_long(const cJSON *obj, const char *key, long *out, const char *what, sm_error *err);
+int sm_json_get_bool(const cJSON *obj, const char *key, bool *out, const char *what, sm_error *err);
 /* *out is replaced by a malloc'd copy (previous value freed). */
 int sm_json_get_string(const cJSON *obj, const char *key, char **out, const char *what,
                        sm_error *err);

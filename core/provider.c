@@ -39,8 +39,8 @@ int sm_status_parse(const char *name, sm_status *out)
 
 void sm_caps_names(unsigned caps, char *buf, size_t len)
 {
-    static const char *names[] = {"pty", "pty_attach", "endpoint", "list",
-                                  "stats", "connect", "pause"};
+    static const char *names[] = {"pty",   "pty_attach", "endpoint", "list",
+                                  "stats", "connect",    "pause"};
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < SM_ARRAY_LEN(names); i++) {

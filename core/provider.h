@@ -60,7 +60,7 @@ typedef struct sm_sandbox_info {
     double ttl_s;      /* -1 = none */
     char *workdir;
     sm_map labels;
-    sm_map env_names;  /* names only; values never leave the provider */
+    sm_map env_names; /* names only; values never leave the provider */
     sm_resources resources;
     int *ports;
     size_t nports;
@@ -123,9 +123,9 @@ typedef struct sm_provider_ops {
 
 struct sm_provider {
     const sm_provider_ops *ops;
-    char *context;            /* config block name (or the provider name) */
-    sm_map default_metadata;  /* merged under every spec's metadata */
-    sm_map image_rewrites;    /* ordered prefix rules: from -> to */
+    char *context;           /* config block name (or the provider name) */
+    sm_map default_metadata; /* merged under every spec's metadata */
+    sm_map image_rewrites;   /* ordered prefix rules: from -> to */
     void *impl;
 };
 

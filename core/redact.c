@@ -31,8 +31,8 @@ void sm_redact_register(const char *secret)
 
 bool sm_redact_key_is_secret(const char *key)
 {
-    static const char *words[] = {"key", "token", "secret", "password", "passwd", "auth",
-                                  "credential"};
+    static const char *words[] = {"key",    "token", "secret",    "password",
+                                  "passwd", "auth",  "credential"};
     char low[128];
     size_t n = 0;
     for (; key && key[n] && n + 1 < sizeof low; n++)

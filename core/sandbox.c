@@ -61,11 +61,10 @@ static const char *pname(const sm_sandbox *s)
 static int need_handle(sm_sandbox *s, sm_error *err)
 {
     if (s->stopped)
-        return sm_error_set(err, SM_ERR_CLOSED, SM_FAIL_INVALID_REQUEST,
-                            "sandbox %s was stopped", s->handle ? s->handle->id : "");
+        return sm_error_set(err, SM_ERR_CLOSED, SM_FAIL_INVALID_REQUEST, "sandbox %s was stopped",
+                            s->handle ? s->handle->id : "");
     if (!s->handle)
-        return sm_error_set(err, SM_ERR_STATE, SM_FAIL_INVALID_REQUEST,
-                            "sandbox is not started");
+        return sm_error_set(err, SM_ERR_STATE, SM_FAIL_INVALID_REQUEST, "sandbox is not started");
     return SM_OK;
 }
 
@@ -190,8 +189,8 @@ cJSON *sm_sandbox_serialize(sm_sandbox *s)
 {
     if (!s->handle)
         return NULL;
-    cJSON *d = s->provider->ops->serialize ? s->provider->ops->serialize(s->provider, s->handle)
-                                           : NULL;
+    cJSON *d =
+        s->provider->ops->serialize ? s->provider->ops->serialize(s->provider, s->handle) : NULL;
     if (!d) {
         d = cJSON_CreateObject();
         cJSON_AddStringToObject(d, "sandbox_id", s->handle->id);
@@ -284,14 +283,12 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
     if (res->failure.kind != SM_FAIL_NONE)
         cJSON_AddItemToObject(fields, "failure", sm_failure_to_json(&res->failure));
     sm_journal_append(pname(s), s->handle->id, "exec", "exec", fields);
-    if (sm_failure_kind_is_failure(res->failure.kind) &&
-        res->failure.kind != SM_FAIL_EXIT_NONZERO)
+    if (sm_failure_kind_is_failure(res->failure.kind) && res->failure.kind != SM_FAIL_EXIT_NONZERO)
         sm_journal_failure(pname(s), s->handle->id, &res->failure);
     return rc;
 }
 
-static int transfer(sm_sandbox *s, bool up, const char *local, const char *remote,
-                    sm_error *err)
+static int transfer(sm_sandbox *s, bool up, const char *local, const char *remote, sm_error *err)
 {
     int rc = need_handle(s, err);
     if (rc != SM_OK)
@@ -310,8 +307,7 @@ static int transfer(sm_sandbox *s, bool up, const char *local, const char *remot
         struct stat st;
         if (stat(local, &st) == 0)
             cJSON_AddNumberToObject(fields, "bytes", (double)st.st_size);
-        sm_journal_append(pname(s), s->handle->id, "transfer", up ? "upload" : "download",
-                          fields);
+        sm_journal_append(pname(s), s->handle->id, "transfer", up ? "upload" : "download", fields);
     } else {
         cJSON_Delete(fields);
         if (err && err->failure.kind == SM_FAIL_NONE)
@@ -416,8 +412,8 @@ int sm_sandbox_pty_open(sm_sandbox *s, const sm_pty_spec *spec_in, sm_pty **out,
     return SM_OK;
 }
 
-int sm_sandbox_pty_attach(sm_sandbox *s, const char *session_id, bool takeover,
-                          long long since, sm_pty **out, sm_error *err)
+int sm_sandbox_pty_attach(sm_sandbox *s, const char *session_id, bool takeover, long long since,
+                          sm_pty **out, sm_error *err)
 {
     int rc = need_handle(s, err);
     if (rc == SM_OK)

@@ -29,8 +29,7 @@ sm_provider *sm_sandbox_provider(const sm_sandbox *s);
 
 /* Always fills *res. SM_OK when the command ran (any exit code); otherwise an error code
  * and res is 125 + error_type "timeout"/"sandbox". Default timeout 180 s. */
-int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req, sm_exec_result *res,
-                    sm_error *err);
+int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req, sm_exec_result *res, sm_error *err);
 int sm_sandbox_upload(sm_sandbox *s, const char *local, const char *remote, sm_error *err);
 int sm_sandbox_download(sm_sandbox *s, const char *remote, const char *local, sm_error *err);
 /* No handle -> unknown; stopped facade -> stopped; else the provider's answer. info may be
@@ -39,8 +38,8 @@ sm_status sm_sandbox_status(sm_sandbox *s, sm_sandbox_info *info, sm_error *err)
 int sm_sandbox_stats(sm_sandbox *s, sm_sample *out, sm_error *err);
 int sm_sandbox_endpoint(sm_sandbox *s, int port, sm_endpoint *out, sm_error *err);
 int sm_sandbox_pty_open(sm_sandbox *s, const sm_pty_spec *spec, sm_pty **out, sm_error *err);
-int sm_sandbox_pty_attach(sm_sandbox *s, const char *session_id, bool takeover,
-                          long long since, sm_pty **out, sm_error *err);
+int sm_sandbox_pty_attach(sm_sandbox *s, const char *session_id, bool takeover, long long since,
+                          sm_pty **out, sm_error *err);
 /* Ends the sandbox and removes every trace (provider state and journal). Idempotent. */
 int sm_sandbox_stop(sm_sandbox *s, sm_error *err);
 

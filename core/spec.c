@@ -65,8 +65,8 @@ void sm_spec_copy(sm_spec *dst, const sm_spec *src)
         for (size_t i = 0; i < n; i++)
             dst->entrypoint[i] = xstrdup(src->entrypoint[i]);
     }
-    dst->provider_options = src->provider_options ? cJSON_Duplicate(src->provider_options, 1)
-                                                  : NULL;
+    dst->provider_options =
+        src->provider_options ? cJSON_Duplicate(src->provider_options, 1) : NULL;
     if (src->nports) {
         dst->ports = xcalloc(src->nports, sizeof(int));
         memcpy(dst->ports, src->ports, src->nports * sizeof(int));
@@ -161,8 +161,7 @@ int sm_spec_validate(const sm_spec *s, sm_error *err)
         for (size_t j = 0; j < i; j++)
             if (s->ports[i] == s->ports[j])
                 return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
-                                    "port %d is listed twice (ports must be unique)",
-                                    s->ports[i]);
+                                    "port %d is listed twice (ports must be unique)", s->ports[i]);
     }
     if (s->entrypoint && !s->entrypoint[0])
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
@@ -170,8 +169,8 @@ int sm_spec_validate(const sm_spec *s, sm_error *err)
     return SM_OK;
 }
 
-static const char *const resource_keys[] = {"cpu", "memory_mib", "disk_gib", "gpu", "gpu_type",
-                                            NULL};
+static const char *const resource_keys[] = {"cpu", "memory_mib", "disk_gib",
+                                            "gpu", "gpu_type",   NULL};
 
 int sm_resources_from_json(const cJSON *obj, sm_resources *r, sm_error *err)
 {
@@ -244,16 +243,15 @@ void sm_resources_describe(const sm_resources *r, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, "%sdisk %ldGiB", used ? ", " : "",
                                  r->disk_gib);
     if ((r->set & SM_RES_GPU) && used < len)
-        used += (size_t)snprintf(buf + used, len - used, "%sgpu %ld%s%s", used ? ", " : "",
-                                 r->gpu, r->gpu_type ? " " : "", r->gpu_type ? r->gpu_type : "");
+        used += (size_t)snprintf(buf + used, len - used, "%sgpu %ld%s%s", used ? ", " : "", r->gpu,
+                                 r->gpu_type ? " " : "", r->gpu_type ? r->gpu_type : "");
     if (!used)
         snprintf(buf, len, "-");
 }
 
-static const char *const spec_keys[] = {"image",    "ttl_s",      "ready_timeout_s",
-                                        "workdir",  "env",        "files",
-                                        "metadata", "resources",  "entrypoint",
-                                        "provider_options", "ports", NULL};
+static const char *const spec_keys[] = {
+    "image",    "ttl_s",     "ready_timeout_s", "workdir",          "env",   "files",
+    "metadata", "resources", "entrypoint",      "provider_options", "ports", NULL};
 
 static int map_field(const cJSON *obj, const char *key, sm_map *m, sm_error *err)
 {
@@ -276,8 +274,8 @@ int sm_spec_from_json(const cJSON *obj, sm_spec *s, sm_error *err)
         sm_json_get_string(obj, "workdir", &s->workdir, "spec", err) ||
         map_field(obj, "env", &s->env, err) || map_field(obj, "files", &s->files, err) ||
         map_field(obj, "metadata", &s->metadata, err) ||
-        sm_resources_from_json(cJSON_GetObjectItemCaseSensitive(obj, "resources"),
-                               &s->resources, err))
+        sm_resources_from_json(cJSON_GetObjectItemCaseSensitive(obj, "resources"), &s->resources,
+                               err))
         goto fail;
     /* Negative numbers mean "unset" inside; a value the user wrote must be positive. */
     static const char *const positive[] = {"ttl_s", "ready_timeout_s"};
@@ -429,8 +427,7 @@ int sm_endpoint_set(sm_endpoint *e, const char *url, sm_error *err)
     for (const char *c = u; scheme_ok && c < sep; c++)
         if (!isalnum((unsigned char)*c) && *c != '+' && *c != '-' && *c != '.')
             scheme_ok = false;
-    if (!scheme_ok || !isalpha((unsigned char)u[0]) || !sep[3] || sep[3] == '/' ||
-        sep[3] == ':') {
+    if (!scheme_ok || !isalpha((unsigned char)u[0]) || !sep[3] || sep[3] == '/' || sep[3] == ':') {
         sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                      "endpoint '%s' is not an absolute URL (need scheme://host)", u);
         free(u);

@@ -41,7 +41,7 @@ typedef struct sm_spec {
     sm_map files;    /* remote path -> UTF-8 text, written after create */
     sm_map metadata; /* labels */
     sm_resources resources;
-    char **entrypoint; /* NULL-terminated; NULL = image default */
+    char **entrypoint;       /* NULL-terminated; NULL = image default */
     cJSON *provider_options; /* owned object or NULL */
     int *ports;
     size_t nports;
@@ -98,11 +98,11 @@ int sm_port_validate(long port, sm_error *err);
 /* One command. cmd is a shell string. */
 typedef struct sm_exec_request {
     const char *cmd;
-    const char *cwd;    /* NULL = the sandbox workdir */
-    const sm_map *env;  /* extra variables for this command, may be NULL */
-    double timeout_s;   /* <= 0 = provider default (180 s) */
-    const char *user;   /* NULL = image default; "root" or "0" = root */
-    int stdout_fd;      /* >= 0: stream stdout there instead of capturing; -1 = capture */
+    const char *cwd;   /* NULL = the sandbox workdir */
+    const sm_map *env; /* extra variables for this command, may be NULL */
+    double timeout_s;  /* <= 0 = provider default (180 s) */
+    const char *user;  /* NULL = image default; "root" or "0" = root */
+    int stdout_fd;     /* >= 0: stream stdout there instead of capturing; -1 = capture */
     int stderr_fd;
 } sm_exec_request;
 

@@ -10,20 +10,20 @@
 typedef struct cJSON cJSON;
 
 typedef struct sm_sample {
-    double ts;             /* monotonic seconds when taken */
-    double wall;           /* epoch seconds when taken */
-    double cpu_time_s;     /* cumulative CPU seconds of the whole sandbox */
-    double cpu_limit;      /* cores allowed (quota/period), -1 = unlimited */
+    double ts;         /* monotonic seconds when taken */
+    double wall;       /* epoch seconds when taken */
+    double cpu_time_s; /* cumulative CPU seconds of the whole sandbox */
+    double cpu_limit;  /* cores allowed (quota/period), -1 = unlimited */
     long long mem_working_set;
-    long long mem_usage;   /* raw usage including page cache */
-    long long mem_limit;   /* bytes, -1 = unlimited */
+    long long mem_usage; /* raw usage including page cache */
+    long long mem_limit; /* bytes, -1 = unlimited */
     long long pids;
     long long pids_limit;
     long long io_read_bytes, io_write_bytes;
     long long net_rx_bytes, net_tx_bytes;
-    long long oom_kills;     /* cumulative OOM kills in the sandbox */
-    long long pids_events;   /* cumulative fork refusals by the pids limit */
-    long long nr_throttled;  /* CPU throttled periods */
+    long long oom_kills;    /* cumulative OOM kills in the sandbox */
+    long long pids_events;  /* cumulative fork refusals by the pids limit */
+    long long nr_throttled; /* CPU throttled periods */
     double throttled_s;
 } sm_sample;
 

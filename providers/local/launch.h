@@ -18,7 +18,7 @@ struct launch {
     size_t n;
 };
 
-int launch_read(const char *path, struct launch *l);  /* 0 or -1 (errno) */
+int launch_read(const char *path, struct launch *l); /* 0 or -1 (errno) */
 void launch_free(struct launch *l);
 /* First value of key, or dflt. */
 const char *launch_get(const struct launch *l, const char *key, const char *dflt);

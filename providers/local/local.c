@@ -24,7 +24,7 @@
 #include "providers/local/local.h"
 #include "providers/local/local_provider.h"
 
-static const char *const config_keys[] = {"network", "pids_limit", "image", "shell",
+static const char *const config_keys[] = {"network", "pids_limit",        "image", "shell",
                                           "workdir", "default_timeout_s", NULL};
 
 static char *find_supervisor(void)
@@ -70,8 +70,7 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     if (!rc)
         rc = sm_json_get_string(config, "workdir", &lp->workdir, "local", err);
     if (!rc)
-        rc = sm_json_get_number(config, "default_timeout_s", &lp->default_timeout_s, "local",
-                                err);
+        rc = sm_json_get_number(config, "default_timeout_s", &lp->default_timeout_s, "local", err);
     if (!rc && strcmp(lp->network, "none") && strcmp(lp->network, "host"))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.network must be none or host, not '%s'", lp->network);
@@ -199,8 +198,8 @@ static cJSON *record_json(const local_provider *lp, sm_provider *p, const sm_spe
                           const char *id, const char *image, const char *workdir,
                           const local_cgroups *cg, const char *note)
 {
-    static const char *const cg_keys[CG__COUNT] = {"memory", "cpu", "cpuacct", "pids", "blkio",
-                                                   "unified"};
+    static const char *const cg_keys[CG__COUNT] = {"memory", "cpu",   "cpuacct",
+                                                   "pids",   "blkio", "unified"};
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", id);
     cJSON_AddStringToObject(o, "context", p->context);
@@ -232,8 +231,8 @@ static cJSON *record_json(const local_provider *lp, sm_provider *p, const sm_spe
 
 /* Starts the supervisor detached from us (double fork, new session) and waits for its
  * verdict line: "ok <pid>" or "err <message>". */
-static int start_supervisor(const local_provider *lp, const char *dir, double timeout_s,
-                            char *msg, size_t len)
+static int start_supervisor(const local_provider *lp, const char *dir, double timeout_s, char *msg,
+                            size_t len)
 {
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0) {
@@ -390,8 +389,8 @@ static int local_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm
         cJSON_Delete(rec);
         char *path = xasprintf("%s/spec.json", dir);
         if (sm_write_file_atomic(path, text, strlen(text), 0600) < 0)
-            rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_CREATE_FAILED, "cannot write %s: %s",
-                              path, strerror(errno));
+            rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_CREATE_FAILED, "cannot write %s: %s", path,
+                              strerror(errno));
         free(path);
         free(text);
     }
@@ -538,8 +537,7 @@ static int local_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *err
     return SM_OK;
 }
 
-static int local_endpoint(sm_provider *p, sm_handle *h, int port, sm_endpoint *out,
-                          sm_error *err)
+static int local_endpoint(sm_provider *p, sm_handle *h, int port, sm_endpoint *out, sm_error *err)
 {
     local_record r;
     int rc = local_record_running(h->id, &r, err);
@@ -587,8 +585,9 @@ static int local_connect(sm_provider *p, const cJSON *desc, sm_handle **out, sm_
 static char *local_describe(sm_provider *p)
 {
     local_provider *lp = p->impl;
-    const char *layout = lp->cg.version == 2 ? "cgroup v2" : lp->cg.version == 1 ? "cgroup v1"
-                                                                                 : "no cgroups";
+    const char *layout = lp->cg.version == 2   ? "cgroup v2"
+                         : lp->cg.version == 1 ? "cgroup v1"
+                                               : "no cgroups";
     if (lp->cg.note)
         return xasprintf("%s; limits not enforced: %s", layout, lp->cg.note);
     return xasprintf("%s; limits enforced (cpu, memory, pids %ld); network %s%s", layout,

@@ -20,15 +20,15 @@ enum local_ctrl { CG_MEMORY, CG_CPU, CG_CPUACCT, CG_PIDS, CG_BLKIO, CG_UNIFIED, 
 
 /* The host's cgroup layout as seen by this process. */
 typedef struct local_cg_layout {
-    int version;               /* 1 = v1 or hybrid, 2 = pure v2, 0 = none usable */
-    char *base[CG__COUNT];     /* <mount><own cgroup>: where sandman/<id> goes */
-    char *note;                /* why limits are not enforced, NULL when they are */
+    int version;           /* 1 = v1 or hybrid, 2 = pure v2, 0 = none usable */
+    char *base[CG__COUNT]; /* <mount><own cgroup>: where sandman/<id> goes */
+    char *note;            /* why limits are not enforced, NULL when they are */
 } local_cg_layout;
 
 typedef struct local_provider {
     char *network; /* "none" or "host" */
     long pids_limit;
-    char *image;   /* default image */
+    char *image; /* default image */
     char *shell;
     char *workdir; /* default workdir */
     double default_timeout_s;

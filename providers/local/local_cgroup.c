@@ -14,8 +14,7 @@
 #include "providers/local/cgfs.h"
 #include "providers/local/local.h"
 
-static const char *const v1_names[CG__COUNT] = {"memory", "cpu", "cpuacct", "pids", "blkio",
-                                                NULL};
+static const char *const v1_names[CG__COUNT] = {"memory", "cpu", "cpuacct", "pids", "blkio", NULL};
 
 /* Finds the mount point of each hierarchy in /proc/self/mountinfo. */
 static void find_mounts(char *mounts[CG__COUNT])
@@ -164,8 +163,8 @@ static int v2_enable_controllers(const char *sandman_dir, char **note)
         static const char *ctl[] = {"cpu", "memory", "pids", "io"};
         for (size_t k = 0; k < SM_ARRAY_LEN(ctl); k++)
             if (strstr(avail, ctl[k]))
-                used += (size_t)snprintf(want + used, sizeof want - used, "%s+%s",
-                                         used ? " " : "", ctl[k]);
+                used += (size_t)snprintf(want + used, sizeof want - used, "%s+%s", used ? " " : "",
+                                         ctl[k]);
         if (!used)
             continue;
         char *sub = xasprintf("%s/cgroup.subtree_control", levels[i]);
@@ -359,8 +358,8 @@ void local_cg_stats(const local_cgroups *cg, sm_sample *s)
         if (q > 0 && per > 0)
             s->cpu_limit = (double)q / (double)per;
         s->mem_usage = cgfs_read_num(cg->dir[CG_MEMORY], "memory.usage_in_bytes");
-        long long inactive = cgfs_read_key(cg->dir[CG_MEMORY], "memory.stat",
-                                           "total_inactive_file");
+        long long inactive =
+            cgfs_read_key(cg->dir[CG_MEMORY], "memory.stat", "total_inactive_file");
         if (s->mem_usage >= 0)
             s->mem_working_set = s->mem_usage - (inactive > 0 ? inactive : 0);
         if (s->mem_working_set < 0 && s->mem_usage >= 0)

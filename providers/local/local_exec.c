@@ -131,8 +131,7 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if ((req->stdout_fd < 0 && pipe2(out, O_CLOEXEC) < 0) ||
             (req->stderr_fd < 0 && pipe2(errp, O_CLOEXEC) < 0) || devnull < 0)
-            rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_SANDBOX_ERROR, "pipe: %s",
-                              strerror(errno));
+            rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_SANDBOX_ERROR, "pipe: %s", strerror(errno));
     }
     if (rc == SM_OK) {
         char **env = local_build_env(&r, req->env, NULL);
@@ -240,9 +239,9 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         snprintf(f->reason, sizeof f->reason, "command timed out after %gs and was killed",
                  req->timeout_s);
         sm_exec_result_runtime(res, "timeout", NULL);
-        char *msg = xasprintf("%s%s%s\n", res->err ? res->err : "",
-                              (res->err_len && res->err[res->err_len - 1] != '\n') ? "\n" : "",
-                              f->reason);
+        char *msg =
+            xasprintf("%s%s%s\n", res->err ? res->err : "",
+                      (res->err_len && res->err[res->err_len - 1] != '\n') ? "\n" : "", f->reason);
         free(res->err);
         res->err = msg;
         res->err_len = strlen(msg);
@@ -303,14 +302,12 @@ static int recv_frame(lpty *t, double timeout_s, struct lp_frame *f, sm_error *e
     if (lp_recv(t->sock, f) != 0) {
         t->broken = true;
         snprintf(t->broken_msg, sizeof t->broken_msg, "the PTY session's sandbox went away");
-        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PTY_ERROR, "%s", t->broken_msg) ? -1
-                                                                                         : -1;
+        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PTY_ERROR, "%s", t->broken_msg) ? -1 : -1;
     }
     return 1;
 }
 
-static int lpty_read(sm_pty *p, char *buf, size_t len, double timeout_s, size_t *got,
-                     sm_error *err)
+static int lpty_read(sm_pty *p, char *buf, size_t len, double timeout_s, size_t *got, sm_error *err)
 {
     lpty *t = p->impl;
     *got = 0;
@@ -363,8 +360,7 @@ static int lpty_write(sm_pty *p, const void *data, size_t len, sm_error *err)
 {
     lpty *t = p->impl;
     if (t->eof || t->broken)
-        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PTY_ERROR,
-                            "the PTY session has ended");
+        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PTY_ERROR, "the PTY session has ended");
     const char *d = data;
     while (len > 0) {
         size_t n = len > 65536 ? 65536 : len;
@@ -486,11 +482,10 @@ static int await_started(lpty *t, sm_error *err)
                       : SM_ERR_RUNTIME;
     int rc = SM_OK;
     if (f.h.type == LP_STARTED) {
-        snprintf(t->base.session_id, sizeof t->base.session_id, "%s",
-                 f.payload ? f.payload : "");
+        snprintf(t->base.session_id, sizeof t->base.session_id, "%s", f.payload ? f.payload : "");
     } else {
-        sm_failure_kind k = (f.h.type == LP_ERROR && f.h.a == ENOENT) ? SM_FAIL_NOT_FOUND
-                                                                      : SM_FAIL_PTY_ERROR;
+        sm_failure_kind k =
+            (f.h.type == LP_ERROR && f.h.a == ENOENT) ? SM_FAIL_NOT_FOUND : SM_FAIL_PTY_ERROR;
         rc = sm_error_set(err, f.h.a == ENOENT ? SM_ERR_NOT_FOUND : SM_ERR_RUNTIME, k, "%s",
                           f.payload ? f.payload : "the PTY session could not start");
     }

@@ -118,8 +118,7 @@ static int make_parents(int root, const char *path)
     return 0;
 }
 
-int local_upload(sm_provider *p, sm_handle *h, const char *local, const char *remote,
-                 sm_error *err)
+int local_upload(sm_provider *p, sm_handle *h, const char *local, const char *remote, sm_error *err)
 {
     int in = open(local, O_RDONLY | O_CLOEXEC);
     struct stat st;
@@ -150,15 +149,15 @@ int local_upload(sm_provider *p, sm_handle *h, const char *local, const char *re
                           path, h->id, strerror(errno));
     else if ((out = openat2_in_root(root, path, O_WRONLY | O_CREAT | O_TRUNC, st.st_mode & 0777)) <
              0)
-        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED,
-                          "upload: cannot write %s in sandbox %s: %s", path, h->id,
-                          strerror(errno));
+        rc =
+            sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED,
+                         "upload: cannot write %s in sandbox %s: %s", path, h->id, strerror(errno));
     else if (copy_fd(in, out) < 0)
-        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "upload: writing %s: %s",
-                          path, strerror(errno));
+        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "upload: writing %s: %s", path,
+                          strerror(errno));
     if (out >= 0 && close(out) < 0 && rc == SM_OK)
-        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "upload: writing %s: %s",
-                          path, strerror(errno));
+        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "upload: writing %s: %s", path,
+                          strerror(errno));
     close(in);
     close(root);
     free(path);
@@ -179,9 +178,9 @@ int local_download(sm_provider *p, sm_handle *h, const char *remote, const char 
     struct stat st;
     if (in < 0) {
         bool escape = errno == EXDEV || errno == ELOOP;
-        rc = sm_error_set(err, escape ? SM_ERR_INVALID : SM_ERR_NOT_FOUND,
-                          SM_FAIL_TRANSFER_FAILED, "download: cannot read %s in sandbox %s: %s",
-                          path, h->id, strerror(errno));
+        rc = sm_error_set(err, escape ? SM_ERR_INVALID : SM_ERR_NOT_FOUND, SM_FAIL_TRANSFER_FAILED,
+                          "download: cannot read %s in sandbox %s: %s", path, h->id,
+                          strerror(errno));
     } else if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
         rc = sm_error_set(err, SM_ERR_INVALID, SM_FAIL_TRANSFER_FAILED,
                           "download: %s in sandbox %s is not a regular file", path, h->id);

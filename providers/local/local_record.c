@@ -16,8 +16,8 @@
 #include "providers/local/launch.h"
 #include "providers/local/local.h"
 
-static const char *const cg_keys[CG__COUNT] = {"memory", "cpu", "cpuacct", "pids", "blkio",
-                                               "unified"};
+static const char *const cg_keys[CG__COUNT] = {"memory", "cpu",   "cpuacct",
+                                               "pids",   "blkio", "unified"};
 
 const char *local_root(void)
 {
@@ -97,8 +97,7 @@ int local_record_load(const char *id, local_record *r, sm_error *err)
     free(path);
     if (rc < 0) {
         local_record_free(r);
-        return sm_error_set(err, SM_ERR_NOT_FOUND, SM_FAIL_NOT_FOUND,
-                            "no local sandbox '%s'", id);
+        return sm_error_set(err, SM_ERR_NOT_FOUND, SM_FAIL_NOT_FOUND, "no local sandbox '%s'", id);
     }
     r->spec = cJSON_Parse(text);
     free(text);
@@ -180,8 +179,7 @@ int local_record_running(const char *id, local_record *r, sm_error *err)
         return SM_OK;
     char label[128] = "";
     sm_failure_label(&why, label, sizeof label);
-    sm_error_set(err, SM_ERR_RUNTIME,
-                 why.kind != SM_FAIL_NONE ? why.kind : SM_FAIL_SANDBOX_ERROR,
+    sm_error_set(err, SM_ERR_RUNTIME, why.kind != SM_FAIL_NONE ? why.kind : SM_FAIL_SANDBOX_ERROR,
                  "sandbox %s is %s%s%s%s", id, sm_status_name(st), label[0] ? " (" : "", label,
                  label[0] ? ")" : "");
     if (err)
@@ -226,9 +224,9 @@ void local_record_info(const local_record *r, sm_sandbox_info *i)
     cJSON_AddStringToObject(i->extra, "dir", r->dir);
     if (r->init_pid > 0)
         cJSON_AddNumberToObject(i->extra, "init_pid", r->init_pid);
-    cJSON_AddStringToObject(i->extra, "network", sm_json_str(r->spec, "network")
-                                                     ? sm_json_str(r->spec, "network")
-                                                     : "none");
+    cJSON_AddStringToObject(i->extra, "network",
+                            sm_json_str(r->spec, "network") ? sm_json_str(r->spec, "network")
+                                                            : "none");
     cJSON_AddNumberToObject(i->extra, "cgroup_version", r->cg.version);
     cJSON_AddBoolToObject(i->extra, "limits_enforced", note == NULL);
     const char *ctx = sm_json_str(r->spec, "context");

@@ -31,8 +31,8 @@ static int write_full(int fd, const char *p, size_t n)
 int lp_send(int fd, int type, int flags, int64_t a, int64_t b, const void *payload, size_t len,
             const int *fds, int nfds)
 {
-    struct lp_hdr h = {.len = (uint32_t)len, .type = (uint16_t)type, .flags = (uint16_t)flags,
-                       .a = a, .b = b};
+    struct lp_hdr h = {
+        .len = (uint32_t)len, .type = (uint16_t)type, .flags = (uint16_t)flags, .a = a, .b = b};
     struct iovec iov = {.iov_base = &h, .iov_len = sizeof h};
     union {
         char buf[CMSG_SPACE(sizeof(int) * LP_MAX_FDS)];
@@ -89,8 +89,8 @@ int lp_recv(int fd, struct lp_frame *f)
         struct cmsghdr align;
     } u;
     struct iovec iov = {.iov_base = &f->h, .iov_len = sizeof f->h};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                         .msg_controllen = sizeof u.buf};
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
     ssize_t r;
     do {
         r = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
@@ -146,8 +146,8 @@ int lp_reader_fill(struct lp_reader *r, int fd)
             struct cmsghdr align;
         } u;
         struct iovec iov = {.iov_base = r->buf + r->len, .iov_len = r->cap - r->len};
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                             .msg_controllen = sizeof u.buf};
+        struct msghdr msg = {
+            .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
         ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR)

@@ -14,26 +14,26 @@
 #define LP_MAX_FDS     4
 
 enum lp_type {
-    LP_PING = 1,     /* client -> init; answered by LP_PONG */
+    LP_PING = 1, /* client -> init; answered by LP_PONG */
     LP_PONG,
-    LP_EXEC,         /* a=rows b=cols; strings: shell, cmd, cwd, user, env...; fds: in,out,err */
-    LP_STARTED,      /* a=pid inside the sandbox; payload: session id for PTY sessions */
-    LP_EXITED,       /* a=raw wait status */
-    LP_ERROR,        /* a=errno-like code; payload: one-line message */
-    LP_KILL,         /* client -> init: a=signal for the command's process group */
-    LP_PTY_OPEN,     /* like LP_EXEC but init allocates the terminal and relays it; no fds */
-    LP_PTY_ATTACH,   /* a=since offset, b=takeover; payload: session id */
-    LP_DATA,         /* terminal bytes, either direction; a=offset of first byte (init->client) */
-    LP_RESIZE,       /* a=rows b=cols */
-    LP_CLOSE,        /* client -> init: end the session */
-    LP_DETACH,       /* client -> init: leave the session running */
-    LP_SESSIONS,     /* client -> init: list sessions; reply LP_SESSIONS with lines */
+    LP_EXEC,       /* a=rows b=cols; strings: shell, cmd, cwd, user, env...; fds: in,out,err */
+    LP_STARTED,    /* a=pid inside the sandbox; payload: session id for PTY sessions */
+    LP_EXITED,     /* a=raw wait status */
+    LP_ERROR,      /* a=errno-like code; payload: one-line message */
+    LP_KILL,       /* client -> init: a=signal for the command's process group */
+    LP_PTY_OPEN,   /* like LP_EXEC but init allocates the terminal and relays it; no fds */
+    LP_PTY_ATTACH, /* a=since offset, b=takeover; payload: session id */
+    LP_DATA,       /* terminal bytes, either direction; a=offset of first byte (init->client) */
+    LP_RESIZE,     /* a=rows b=cols */
+    LP_CLOSE,      /* client -> init: end the session */
+    LP_DETACH,     /* client -> init: leave the session running */
+    LP_SESSIONS,   /* client -> init: list sessions; reply LP_SESSIONS with lines */
 };
 
 enum lp_flags {
-    LP_F_PTY = 1u << 0,     /* LP_EXEC/LP_PTY_OPEN: give the command a terminal */
-    LP_F_LOGIN = 1u << 1,   /* run the shell as a login shell (interactive sessions) */
-    LP_F_KEEP = 1u << 2,    /* PTY session survives its client (detach instead of kill) */
+    LP_F_PTY = 1u << 0,   /* LP_EXEC/LP_PTY_OPEN: give the command a terminal */
+    LP_F_LOGIN = 1u << 1, /* run the shell as a login shell (interactive sessions) */
+    LP_F_KEEP = 1u << 2,  /* PTY session survives its client (detach instead of kill) */
 };
 
 struct lp_hdr {

@@ -296,10 +296,8 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spec_files),
-        cmocka_unit_test(test_spec_files_rollback),
-        cmocka_unit_test(test_pty_session),
-        cmocka_unit_test(test_second_process_reconnects),
+        cmocka_unit_test(test_spec_files),        cmocka_unit_test(test_spec_files_rollback),
+        cmocka_unit_test(test_pty_session),       cmocka_unit_test(test_second_process_reconnects),
         cmocka_unit_test(test_endpoint_and_stop),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

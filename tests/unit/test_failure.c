@@ -310,8 +310,8 @@ static void test_json_round_trip(void **state)
     assert_string_equal(cJSON_GetObjectItem(j, "kind")->valuestring, "oom_killed");
     assert_string_equal(cJSON_GetObjectItem(j, "label")->valuestring, "OOM killed");
     assert_string_equal(cJSON_GetObjectItem(j, "signal")->valuestring, "SIGKILL");
-    assert_non_null(strstr(cJSON_GetObjectItem(j, "evidence")->valuestring,
-                           "memory.oom_kill 2, limit 64MiB"));
+    assert_non_null(
+        strstr(cJSON_GetObjectItem(j, "evidence")->valuestring, "memory.oom_kill 2, limit 64MiB"));
     sm_failure_from_json(j, &g);
     cJSON_Delete(j);
 

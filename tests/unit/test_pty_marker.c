@@ -40,14 +40,12 @@ static int fake_write(sm_pty *p, const void *d, size_t n, sm_error *err)
     return SM_OK;
 }
 
-static int fake_read(sm_pty *p, char *buf, size_t len, double timeout_s, size_t *got,
-                     sm_error *err)
+static int fake_read(sm_pty *p, char *buf, size_t len, double timeout_s, size_t *got, sm_error *err)
 {
     fake *f = p->impl;
     *got = 0;
     if (f->next >= f->nchunks)
-        return f->eof_after ? SM_OK
-                            : sm_error_set(err, SM_ERR_TIMEOUT, SM_FAIL_NONE, "timeout");
+        return f->eof_after ? SM_OK : sm_error_set(err, SM_ERR_TIMEOUT, SM_FAIL_NONE, "timeout");
     const char *c = f->chunks[f->next++];
     size_t o = 0;
     for (const char *s = c; *s && o + 18 < len; s++) {

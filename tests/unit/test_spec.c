@@ -262,7 +262,8 @@ static void test_spec_other_rules(void **state)
     spec_fails("{\"image\": \"\"}", "image must not be empty");
     spec_fails("{\"image\": 3}", "spec.image must be a string");
     spec_fails("{\"ttl_s\": 0}", "ttl_s must be a positive number of seconds, not 0");
-    spec_fails("{\"ready_timeout_s\": 0}", "ready_timeout_s must be a positive number of seconds, not 0");
+    spec_fails("{\"ready_timeout_s\": 0}",
+               "ready_timeout_s must be a positive number of seconds, not 0");
     spec_fails("{\"ttl_s\": -5}", "ttl_s must be a positive number of seconds, not -5");
     spec_fails("{\"ttl_s\": \"soon\"}", "spec.ttl_s must be a number");
     spec_fails("{\"env\": {\"A=B\": \"x\"}}", "env: invalid variable name 'A=B'");

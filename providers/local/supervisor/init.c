@@ -34,13 +34,11 @@ static int fail(char *msg, size_t len, const char *what, const char *path)
     return -1;
 }
 
-static int bind_mount(const char *src, const char *dst, unsigned long extra, char *msg,
-                      size_t len)
+static int bind_mount(const char *src, const char *dst, unsigned long extra, char *msg, size_t len)
 {
     if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
         return fail(msg, len, "bind mount of", src);
-    if (extra &&
-        mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | extra, NULL) < 0 && errno != EPERM)
+    if (extra && mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | extra, NULL) < 0 && errno != EPERM)
         return fail(msg, len, "remount of", dst);
     return 0;
 }
@@ -148,7 +146,8 @@ static int build_host_root(const struct launch *l, const char *root, char *msg, 
     if (*state && !is_under(state, "/tmp")) {
         snprintf(dst, sizeof dst, "%s%s", root, state);
         if (mount("sandman-hidden", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
-                  "size=4k,mode=700") < 0 && errno != ENOENT)
+                  "size=4k,mode=700") < 0 &&
+            errno != ENOENT)
             return fail(msg, len, "hiding the state directory at", dst);
     }
     struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
@@ -218,14 +217,16 @@ static int build_dev(const char *root, char *msg, size_t len)
     }
     snprintf(path, sizeof path, "%s/pts", dev);
     mkdir(path, 0755);
-    if (mount("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") <
-        0)
+    if (mount("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC,
+              "newinstance,ptmxmode=0666,mode=620") < 0)
         return fail(msg, len, "mounting devpts on", path);
     snprintf(path, sizeof path, "%s/shm", dev);
     mkdir(path, 01777);
     mount("shm", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m");
-    static const char *links[][2] = {{"pts/ptmx", "ptmx"},      {"/proc/self/fd", "fd"},
-                                     {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"},
+    static const char *links[][2] = {{"pts/ptmx", "ptmx"},
+                                     {"/proc/self/fd", "fd"},
+                                     {"/proc/self/fd/0", "stdin"},
+                                     {"/proc/self/fd/1", "stdout"},
                                      {"/proc/self/fd/2", "stderr"}};
     for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dev, links[i][1]);
@@ -253,10 +254,10 @@ static void loopback_up(void)
  * the sandbox cannot remount the read-only root, load modules or reach raw devices. */
 static void drop_capabilities(void)
 {
-    static const int keep[] = {CAP_CHOWN,  CAP_DAC_OVERRIDE, CAP_FOWNER,     CAP_FSETID,
-                               CAP_KILL,   CAP_SETGID,       CAP_SETUID,     CAP_SETPCAP,
-                               CAP_NET_BIND_SERVICE,         CAP_NET_RAW,    CAP_SYS_CHROOT,
-                               CAP_MKNOD,  CAP_AUDIT_WRITE,  CAP_SETFCAP};
+    static const int keep[] = {
+        CAP_CHOWN,      CAP_DAC_OVERRIDE, CAP_FOWNER,      CAP_FSETID,           CAP_KILL,
+        CAP_SETGID,     CAP_SETUID,       CAP_SETPCAP,     CAP_NET_BIND_SERVICE, CAP_NET_RAW,
+        CAP_SYS_CHROOT, CAP_MKNOD,        CAP_AUDIT_WRITE, CAP_SETFCAP};
     for (int cap = 0; cap <= 63; cap++) {
         int kept = 0;
         for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)

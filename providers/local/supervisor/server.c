@@ -26,10 +26,10 @@
 #include "providers/local/proto.h"
 #include "providers/local/supervisor/sup.h"
 
-#define MAX_CONNS    256
-#define MAX_PROCS    512
-#define RING_CAP     (1u << 20)
-#define WBUF_PAUSE   (256u << 10)
+#define MAX_CONNS  256
+#define MAX_PROCS  512
+#define RING_CAP   (1u << 20)
+#define WBUF_PAUSE (256u << 10)
 
 enum proc_kind { PK_EXEC, PK_PTY, PK_ENTRY };
 
@@ -45,13 +45,13 @@ struct proc {
     /* PTY sessions */
     char id[20];
     int master;
-    int keep;          /* survives its client */
-    int eio;           /* the slave side is gone */
-    char *ring;        /* retained output, circular */
-    size_t ring_head;  /* index of the oldest byte */
+    int keep;         /* survives its client */
+    int eio;          /* the slave side is gone */
+    char *ring;       /* retained output, circular */
+    size_t ring_head; /* index of the oldest byte */
     size_t ring_len;
-    long long total;   /* bytes ever produced: offset of the next byte */
-    char *in;          /* input waiting for the terminal */
+    long long total; /* bytes ever produced: offset of the next byte */
+    char *in;        /* input waiting for the terminal */
     size_t in_len;
     char cmd[96];
 };
@@ -271,8 +271,8 @@ struct spawn_req {
     const char **env;
     size_t nenv;
     int login;
-    int fds[3];  /* stdin, stdout, stderr */
-    int ctty;    /* make fds[0] the controlling terminal */
+    int fds[3]; /* stdin, stdout, stderr */
+    int ctty;   /* make fds[0] the controlling terminal */
 };
 
 /* Forks and execs the command; on failure fills msg and returns -1. */
@@ -387,8 +387,7 @@ static pid_t spawn(const struct spawn_req *r, char *msg, size_t len)
 }
 
 /* Parses an LP_EXEC/LP_PTY_OPEN payload: shell, cmd, cwd, user, env... */
-static int parse_spawn(const struct lp_frame *f, struct spawn_req *r, const char **strs,
-                       size_t max)
+static int parse_spawn(const struct lp_frame *f, struct spawn_req *r, const char **strs, size_t max)
 {
     memset(r, 0, sizeof *r);
     size_t n = lp_unpack(f->payload ? f->payload : "", f->h.len, strs, max);
@@ -498,8 +497,7 @@ static void handle_attach(struct conn *c, struct lp_frame *f)
     }
     if (p->owner && p->owner != c) {
         if (!f->h.b) {
-            send_error(c, EBUSY, "PTY session %s is held by another client (use takeover)",
-                       p->id);
+            send_error(c, EBUSY, "PTY session %s is held by another client (use takeover)", p->id);
             return;
         }
         send_error(p->owner, EBUSY, "PTY session %s was taken over by another client", p->id);
@@ -520,9 +518,9 @@ static void handle_sessions(struct conn *c)
         struct proc *p = &procs[i];
         if (!p->used || p->kind != PK_PTY)
             continue;
-        int n = snprintf(buf + used, sizeof buf - used, "%s %d %s %s %lld %s\n", p->id,
-                         (int)p->pid, p->exited ? "exited" : "running",
-                         p->owner ? "attached" : "detached", p->total, p->cmd);
+        int n = snprintf(buf + used, sizeof buf - used, "%s %d %s %s %lld %s\n", p->id, (int)p->pid,
+                         p->exited ? "exited" : "running", p->owner ? "attached" : "detached",
+                         p->total, p->cmd);
         if (n < 0 || (size_t)n >= sizeof buf - used)
             break;
         used += (size_t)n;

@@ -12,8 +12,8 @@
 /* Everything the init needs, prepared by the supervisor before clone(). */
 struct init_args {
     const struct launch *l;
-    int go_fd;     /* read end: the supervisor says "go" once cgroups/id maps are set */
-    int status_fd; /* write end: "ok\n" or "err <message>\n" */
+    int go_fd;        /* read end: the supervisor says "go" once cgroups/id maps are set */
+    int status_fd;    /* write end: "ok\n" or "err <message>\n" */
     int close_fds[8]; /* the supervisor's own descriptors (its lock above all) */
     int nclose;
 };

@@ -146,9 +146,8 @@ static void journal_end(const struct launch *l, const struct ending *e, double e
     time_t secs = (time_t)ended;
     struct tm tm;
     gmtime_r(&secs, &tm);
-    snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-             (int)((ended - (double)secs) * 1000));
+    snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((ended - (double)secs) * 1000));
     json_escape(reason, sizeof reason, e->reason);
     json_escape(id, sizeof id, launch_get(l, "id", ""));
     char extra[512] = "";
@@ -161,11 +160,9 @@ static void journal_end(const struct launch *l, const struct ending *e, double e
     if (e->oom_kills >= 0)
         x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"oom_kills\":%lld", e->oom_kills);
     if (e->mem_limit > 0)
-        x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"memory_limit\":%lld",
-                              e->mem_limit);
+        x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"memory_limit\":%lld", e->mem_limit);
     if (e->pids_events > 0)
-        x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"pids_events\":%lld",
-                              e->pids_events);
+        x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"pids_events\":%lld", e->pids_events);
     char line[2048];
     int n = snprintf(line, sizeof line,
                      "{\"ts\":\"%s\",\"type\":\"lifecycle\",\"event\":\"ended\",\"sandbox_id\":"
@@ -189,9 +186,8 @@ static void classify_end(const struct launch *l, int status, int why, struct end
     int v2 = launch_get_ll(l, "cg_version", 1) == 2;
     memset(e, 0, sizeof *e);
     e->exit_code = -1;
-    e->oom_kills = mem ? cgfs_read_key(mem, v2 ? "memory.events" : "memory.oom_control",
-                                       "oom_kill")
-                       : -1;
+    e->oom_kills =
+        mem ? cgfs_read_key(mem, v2 ? "memory.events" : "memory.oom_control", "oom_kill") : -1;
     e->mem_limit = launch_get_ll(l, "mem_limit", -1);
     e->pids_events = pids ? cgfs_read_key(pids, "pids.events", "max") : -1;
     if (WIFEXITED(status))
@@ -232,8 +228,7 @@ static void classify_end(const struct launch *l, int status, int why, struct end
     } else {
         e->kind = "exit_nonzero";
         e->label = "exit";
-        snprintf(e->reason, sizeof e->reason, "the entrypoint exited with code %d",
-                 e->exit_code);
+        snprintf(e->reason, sizeof e->reason, "the entrypoint exited with code %d", e->exit_code);
     }
 }
 
@@ -367,13 +362,16 @@ int main(int argc, char **argv)
     if (userns)
         flags |= CLONE_NEWUSER;
 
-    struct init_args ia = {.l = &l, .go_fd = go[0], .status_fd = verdict[1],
-                           .close_fds = {lock, report, sfd, go[1], verdict[0]}, .nclose = 5};
+    struct init_args ia = {.l = &l,
+                           .go_fd = go[0],
+                           .status_fd = verdict[1],
+                           .close_fds = {lock, report, sfd, go[1], verdict[0]},
+                           .nclose = 5};
     size_t stack_size = 256 * 1024;
     char *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    pid_t init = stack == MAP_FAILED ? -1
-                                     : clone(init_main, stack + stack_size, flags | SIGCHLD, &ia);
+    pid_t init =
+        stack == MAP_FAILED ? -1 : clone(init_main, stack + stack_size, flags | SIGCHLD, &ia);
     if (init < 0) {
         dprintf(report, "err creating namespaces (clone): %s\n", strerror(errno));
         return 1;
@@ -399,8 +397,8 @@ int main(int argc, char **argv)
     }
     double ready = now_wall();
     char rec[256];
-    snprintf(rec, sizeof rec, "pid=%d\nstarttime=%llu\nsupervisor=%d\nready_at=%.3f\n",
-             (int)init, proc_starttime(init), (int)getpid(), ready);
+    snprintf(rec, sizeof rec, "pid=%d\nstarttime=%llu\nsupervisor=%d\nready_at=%.3f\n", (int)init,
+             proc_starttime(init), (int)getpid(), ready);
     put_record("ready", rec);
     dprintf(report, "ok %d\n", (int)init);
     close(report);
