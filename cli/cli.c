@@ -117,6 +117,21 @@ sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status)
     return s;
 }
 
+sm_sandbox *cli_parse_one_sandbox(sm_cli *cli, int argc, char **argv, int *status)
+{
+    char *pos[1];
+    int npos;
+    int rc = cli_parse(cli, cli_find_command(cli->verb), NULL, NULL, NULL, argc, argv, pos, 1,
+                       &npos, 0, NULL, NULL);
+    if (rc == 0 && npos != 1)
+        rc = cli_usage(cli, "missing sandbox id");
+    if (rc != 0) {
+        *status = rc < 0 ? CLI_OK : rc;
+        return NULL;
+    }
+    return cli_open_sandbox(cli, pos[0], status);
+}
+
 void cli_print_json(sm_cli *cli, cJSON *doc)
 {
     char *s = cJSON_Print(doc);

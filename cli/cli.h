@@ -59,6 +59,11 @@ sm_provider *cli_provider(sm_cli *cli, int *status);
  * provider). NULL on error (reported; *status set). */
 sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status);
 
+/* For commands taking exactly one sandbox id: parses argv (no options of its own) and opens
+ * the sandbox. NULL with *status set when there is nothing to do (help printed: CLI_OK) or on
+ * error (reported). */
+sm_sandbox *cli_parse_one_sandbox(sm_cli *cli, int argc, char **argv, int *status);
+
 /* Prints a cJSON document (consumed) on cli->out, pretty unless it is a stream line. */
 void cli_print_json(sm_cli *cli, cJSON *doc);
 void cli_print_json_line(sm_cli *cli, cJSON *doc);

@@ -103,22 +103,15 @@ static void print_sample(sm_cli *cli, const sm_sample *s, double pct)
 
 static int cmd_stats(sm_cli *cli, int argc, char **argv)
 {
-    char *pos[1];
-    int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("stats"), NULL, NULL, NULL, argc, argv, pos, 1, &npos,
-                       0, NULL, NULL);
-    if (rc != 0)
-        return rc < 0 ? CLI_OK : rc;
-    if (npos != 1)
-        return cli_usage(cli, "missing sandbox id");
-    sm_sandbox *s = cli_open_sandbox(cli, pos[0], &status);
+    int status = CLI_OK;
+    sm_sandbox *s = cli_parse_one_sandbox(cli, argc, argv, &status);
     if (!s)
         return status;
     sm_sample a, b;
     sm_error err;
     sm_error_clear(&err);
     /* Two samples a quarter second apart give the CPU rate, as `docker stats` does. */
-    rc = sm_sandbox_stats(s, &a, &err);
+    int rc = sm_sandbox_stats(s, &a, &err);
     if (rc == SM_OK) {
         usleep(250000);
         rc = sm_sandbox_stats(s, &b, &err);
@@ -145,15 +138,8 @@ static int cmd_stats(sm_cli *cli, int argc, char **argv)
 
 static int cmd_events(sm_cli *cli, int argc, char **argv)
 {
-    char *pos[1];
-    int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("events"), NULL, NULL, NULL, argc, argv, pos, 1, &npos,
-                       0, NULL, NULL);
-    if (rc != 0)
-        return rc < 0 ? CLI_OK : rc;
-    if (npos != 1)
-        return cli_usage(cli, "missing sandbox id");
-    sm_sandbox *s = cli_open_sandbox(cli, pos[0], &status);
+    int status = CLI_OK;
+    sm_sandbox *s = cli_parse_one_sandbox(cli, argc, argv, &status);
     if (!s)
         return status;
     cJSON *events = NULL;

@@ -222,15 +222,8 @@ static int cmd_ls(sm_cli *cli, int argc, char **argv)
 
 static int cmd_status(sm_cli *cli, int argc, char **argv)
 {
-    char *pos[1];
-    int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("status"), NULL, NULL, NULL, argc, argv, pos, 1, &npos,
-                       0, NULL, NULL);
-    if (rc != 0)
-        return rc < 0 ? CLI_OK : rc;
-    if (npos != 1)
-        return cli_usage(cli, "missing sandbox id");
-    sm_sandbox *s = cli_open_sandbox(cli, pos[0], &status);
+    int status = CLI_OK;
+    sm_sandbox *s = cli_parse_one_sandbox(cli, argc, argv, &status);
     if (!s)
         return status;
     sm_sandbox_info info;

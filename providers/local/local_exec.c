@@ -493,6 +493,20 @@ static int await_started(lpty *t, sm_error *err)
     return rc;
 }
 
+/* Waits for the init's answer; on failure frees the session. */
+static int session_started(lpty *t, sm_pty **out, sm_error *err)
+{
+    int rc = await_started(t, err);
+    if (rc != SM_OK) {
+        close(t->sock);
+        t->sock = -1;
+        lpty_close(&t->base);
+        return rc;
+    }
+    *out = &t->base;
+    return SM_OK;
+}
+
 static lpty *lpty_new(int sock, const sm_pty_ops *ops)
 {
     lpty *t = xcalloc(1, sizeof *t);
@@ -529,17 +543,11 @@ int local_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pty
     free(payload);
     free_strv(env);
     local_record_free(&r);
-    lpty *t = lpty_new(sock, &lpty_ops);
-    if (rc == SM_OK)
-        rc = await_started(t, err);
     if (rc != SM_OK) {
         close(sock);
-        t->sock = -1;
-        lpty_close(&t->base);
         return rc;
     }
-    *out = &t->base;
-    return SM_OK;
+    return session_started(lpty_new(sock, &lpty_ops), out, err);
 }
 
 int local_pty_attach(sm_provider *p, sm_handle *h, const char *session_id, bool takeover,
@@ -562,13 +570,5 @@ int local_pty_attach(sm_provider *p, sm_handle *h, const char *session_id, bool 
     }
     lpty *t = lpty_new(sock, &lpty_attached_ops);
     t->offset = since < 0 ? 0 : since;
-    rc = await_started(t, err);
-    if (rc != SM_OK) {
-        close(sock);
-        t->sock = -1;
-        lpty_close(&t->base);
-        return rc;
-    }
-    *out = &t->base;
-    return SM_OK;
+    return session_started(t, out, err);
 }
