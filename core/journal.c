@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
 #include "core/json.h"
 #include "core/redact.h"
+#include "core/strbuf.h"
+#include "core/strtab.h"
 #include "core/util.h"
 
 static char *journal_dir(const char *provider)
@@ -155,6 +158,147 @@ int sm_journal_read_all(size_t max, cJSON **out)
     free(items);
     *out = all;
     return SM_OK;
+}
+
+typedef struct followed {
+    long long offset;
+    char *partial; /* an incomplete last line, completed by the next poll */
+} followed;
+
+struct sm_journal_follower {
+    size_t backlog;
+    sm_strtab files; /* path -> followed */
+};
+
+static void free_followed(void *v, void *ud)
+{
+    followed *f = v;
+    free(f->partial);
+    free(f);
+}
+
+sm_journal_follower *sm_journal_follower_new(size_t backlog)
+{
+    sm_journal_follower *f = xcalloc(1, sizeof *f);
+    f->backlog = backlog;
+    sm_strtab_init(&f->files, free_followed, NULL);
+    return f;
+}
+
+void sm_journal_follower_free(sm_journal_follower *f)
+{
+    if (!f)
+        return;
+    sm_strtab_clear(&f->files);
+    free(f);
+}
+
+static void read_new(sm_journal_follower *jf, const char *path, long long size, cJSON *out)
+{
+    followed *f = sm_strtab_get(&jf->files, path);
+    bool first = !f;
+    if (!f) {
+        f = xcalloc(1, sizeof *f);
+        sm_strtab_put(&jf->files, path, f);
+        f->offset = size > (long long)jf->backlog ? size - (long long)jf->backlog : 0;
+    }
+    if (size < f->offset) { /* replaced or truncated: start over */
+        f->offset = 0;
+        free(f->partial);
+        f->partial = NULL;
+    }
+    if (size == f->offset)
+        return;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t want = (size_t)(size - f->offset);
+    char *buf = xmalloc(want + 1);
+    ssize_t n = pread(fd, buf, want, f->offset);
+    close(fd);
+    if (n <= 0) {
+        free(buf);
+        return;
+    }
+    buf[n] = '\0';
+    f->offset += n;
+    char *start = buf;
+    if (first && f->offset - n > 0) { /* started mid-file: skip to the first whole line */
+        char *nl = strchr(buf, '\n');
+        start = nl ? nl + 1 : buf + n;
+    }
+    sm_strbuf line = {0};
+    if (f->partial)
+        sm_strbuf_puts(&line, f->partial);
+    free(f->partial);
+    f->partial = NULL;
+    for (char *p = start; *p;) {
+        char *nl = strchr(p, '\n');
+        if (!nl) {
+            sm_strbuf_puts(&line, p);
+            f->partial = sm_strbuf_take(&line);
+            break;
+        }
+        sm_strbuf_append(&line, p, (size_t)(nl - p));
+        cJSON *ev = cJSON_Parse(line.data ? line.data : "");
+        if (cJSON_IsObject(ev))
+            cJSON_AddItemToArray(out, ev);
+        else
+            cJSON_Delete(ev);
+        sm_strbuf_reset(&line);
+        p = nl + 1;
+    }
+    sm_strbuf_free(&line);
+    free(buf);
+}
+
+cJSON *sm_journal_follower_poll(sm_journal_follower *jf)
+{
+    cJSON *out = cJSON_CreateArray();
+    char *root = xasprintf("%s/journal", sm_state_dir());
+    const char **seen = NULL;
+    size_t nseen = 0, capseen = 0;
+    DIR *pd = opendir(root);
+    struct dirent *p;
+    while (pd && (p = readdir(pd)) != NULL) {
+        if (p->d_name[0] == '.')
+            continue;
+        char *dir = xasprintf("%s/%s", root, p->d_name);
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            size_t l = strlen(e->d_name);
+            if (l < 7 || strcmp(e->d_name + l - 6, ".jsonl"))
+                continue;
+            char *path = xasprintf("%s/%s", dir, e->d_name);
+            struct stat st;
+            if (stat(path, &st) == 0) {
+                read_new(jf, path, (long long)st.st_size, out);
+                if (nseen == capseen) {
+                    capseen = capseen ? capseen * 2 : 64;
+                    seen = xrealloc(seen, capseen * sizeof *seen);
+                }
+                seen[nseen++] = path;
+            } else {
+                free(path);
+            }
+        }
+        if (d)
+            closedir(d);
+        free(dir);
+    }
+    if (pd)
+        closedir(pd);
+    free(root);
+    sm_strtab_retain(&jf->files, seen, nseen);
+    for (size_t i = 0; i < nseen; i++)
+        free((char *)seen[i]);
+    free(seen);
+    if (cJSON_GetArraySize(out) == 0) {
+        cJSON_Delete(out);
+        return NULL;
+    }
+    return out;
 }
 
 void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len)

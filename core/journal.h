@@ -28,6 +28,15 @@ int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out);
 int sm_journal_read_all(size_t max, cJSON **out);
 int sm_journal_remove(const char *provider, const char *sandbox_id);
 
+/* Follows every journal: each poll returns the lines appended since the last one (the first
+ * poll returns up to `backlog` bytes from the end of each file). Files that disappear are
+ * forgotten. Cheap when nothing changed: one stat per journal. */
+typedef struct sm_journal_follower sm_journal_follower;
+sm_journal_follower *sm_journal_follower_new(size_t backlog);
+void sm_journal_follower_free(sm_journal_follower *f);
+/* A cJSON array of new events (caller deletes); NULL when there are none. */
+cJSON *sm_journal_follower_poll(sm_journal_follower *f);
+
 /* One line describing an event for humans: "exit 3 in 12ms: make test",
  * "OOM killed: memory.oom_kill 1, limit 64MiB", "upload ./a -> /tmp/a (12B)". */
 void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len);

@@ -1,8 +1,12 @@
-/* Resource samples. */
+/* Resource samples, per-sandbox history rings and the rates derived from them. */
 #include "core/telemetry.h"
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/strtab.h"
+#include "core/util.h"
 
 void sm_sample_init(sm_sample *s)
 {
@@ -23,6 +27,31 @@ double sm_sample_cpu_percent(const sm_sample *prev, const sm_sample *cur)
         return -1;
     double pct = (cur->cpu_time_s - prev->cpu_time_s) / dt * 100.0;
     return pct < 0 ? 0 : pct;
+}
+
+static double rate(long long a, long long b, double dt)
+{
+    if (a < 0 || b < 0 || dt <= 0)
+        return -1;
+    return b >= a ? (double)(b - a) / dt : 0; /* a counter reset reads as idle, not negative */
+}
+
+static long long delta(long long a, long long b)
+{
+    return (a >= 0 && b > a) ? b - a : 0;
+}
+
+void sm_rates_between(const sm_sample *prev, const sm_sample *cur, sm_rates *out)
+{
+    double dt = cur->ts - prev->ts;
+    out->cpu_pct = sm_sample_cpu_percent(prev, cur);
+    out->io_read_bps = rate(prev->io_read_bytes, cur->io_read_bytes, dt);
+    out->io_write_bps = rate(prev->io_write_bytes, cur->io_write_bytes, dt);
+    out->net_rx_bps = rate(prev->net_rx_bytes, cur->net_rx_bytes, dt);
+    out->net_tx_bps = rate(prev->net_tx_bytes, cur->net_tx_bytes, dt);
+    out->new_oom_kills = delta(prev->oom_kills, cur->oom_kills);
+    out->new_pids_events = delta(prev->pids_events, cur->pids_events);
+    out->new_throttled = delta(prev->nr_throttled, cur->nr_throttled);
 }
 
 static void num(cJSON *o, const char *k, double v)
@@ -53,4 +82,114 @@ cJSON *sm_sample_to_json(const sm_sample *s)
     num(o, "nr_throttled", (double)s->nr_throttled);
     num(o, "throttled_s", s->throttled_s);
     return o;
+}
+
+void sm_history_push(sm_history *h, const sm_sample *s)
+{
+    h->s[h->head] = *s;
+    h->head = (h->head + 1) % SM_HISTORY_LEN;
+    if (h->len < SM_HISTORY_LEN)
+        h->len++;
+}
+
+const sm_sample *sm_history_at(const sm_history *h, size_t back)
+{
+    if (!h || back >= h->len)
+        return NULL;
+    return &h->s[(h->head + SM_HISTORY_LEN - 1 - back) % SM_HISTORY_LEN];
+}
+
+void sm_history_rates(const sm_history *h, sm_rates *out)
+{
+    const sm_sample *cur = sm_history_at(h, 0), *prev = sm_history_at(h, 1);
+    if (!cur || !prev) {
+        out->cpu_pct = out->io_read_bps = out->io_write_bps = out->net_rx_bps = out->net_tx_bps =
+            -1;
+        out->new_oom_kills = out->new_pids_events = out->new_throttled = 0;
+        return;
+    }
+    sm_rates_between(prev, cur, out);
+}
+
+static double metric_at(const sm_history *h, sm_metric m, size_t back)
+{
+    const sm_sample *cur = sm_history_at(h, back);
+    if (m == SM_METRIC_MEM)
+        return (double)cur->mem_working_set;
+    if (m == SM_METRIC_PIDS)
+        return (double)cur->pids;
+    sm_rates r;
+    sm_rates_between(sm_history_at(h, back + 1), cur, &r);
+    switch (m) {
+    case SM_METRIC_CPU_PCT: return r.cpu_pct;
+    case SM_METRIC_IO_READ: return r.io_read_bps;
+    case SM_METRIC_IO_WRITE: return r.io_write_bps;
+    case SM_METRIC_NET_RX: return r.net_rx_bps;
+    case SM_METRIC_NET_TX: return r.net_tx_bps;
+    default: return -1;
+    }
+}
+
+size_t sm_history_series(const sm_history *h, sm_metric m, double *out, size_t n)
+{
+    if (!h)
+        return 0;
+    bool is_rate = m != SM_METRIC_MEM && m != SM_METRIC_PIDS;
+    size_t avail = is_rate ? (h->len > 0 ? h->len - 1 : 0) : h->len;
+    if (n > avail)
+        n = avail;
+    for (size_t i = 0; i < n; i++)
+        out[i] = metric_at(h, m, n - 1 - i);
+    return n;
+}
+
+/* ---- the id -> history table ---------------------------------------------------------- */
+
+struct sm_histories {
+    sm_strtab tab;
+};
+
+static void free_history(void *v, void *ud)
+{
+    free(v);
+}
+
+sm_histories *sm_histories_new(void)
+{
+    sm_histories *hs = xcalloc(1, sizeof *hs);
+    sm_strtab_init(&hs->tab, free_history, NULL);
+    return hs;
+}
+
+void sm_histories_free(sm_histories *hs)
+{
+    if (!hs)
+        return;
+    sm_strtab_clear(&hs->tab);
+    free(hs);
+}
+
+sm_history *sm_histories_get(sm_histories *hs, const char *id)
+{
+    sm_history *h = sm_strtab_get(&hs->tab, id);
+    if (!h) {
+        h = xcalloc(1, sizeof *h);
+        sm_strtab_put(&hs->tab, id, h);
+    }
+    return h;
+}
+
+const sm_history *sm_histories_find(const sm_histories *hs, const char *id)
+{
+    return sm_strtab_get(&hs->tab, id);
+}
+
+void sm_histories_retain(sm_histories *hs, const char *const *ids, size_t n)
+{
+    sm_strtab_retain(&hs->tab, ids, n);
+}
+
+size_t sm_histories_count(const sm_histories *hs)
+{
+    return hs->tab.count;
 }

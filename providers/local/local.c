@@ -501,39 +501,81 @@ static int local_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info *
     return SM_OK;
 }
 
+/* What stats keeps in a handle between ticks: paths and limits do not change. */
+typedef struct local_cache {
+    local_cgroups cg;
+    pid_t init_pid;
+    bool ended;
+    bool have_limits;
+    double cpu_limit;
+    long long mem_limit, pids_limit;
+} local_cache;
+
+static void local_handle_free(sm_provider *p, sm_handle *h)
+{
+    local_cache *c = h->raw;
+    if (c) {
+        local_cg_free(&c->cg);
+        free(c);
+    }
+    h->raw = NULL;
+}
+
+static void read_net(pid_t pid, sm_sample *s)
+{
+    char path[64], buf[8192];
+    snprintf(path, sizeof path, "/proc/%d/net/dev", (int)pid);
+    if (sm_read_small(path, buf, sizeof buf) < 0)
+        return;
+    s->net_rx_bytes = s->net_tx_bytes = 0;
+    char *line = strchr(buf, '\n');
+    line = line ? strchr(line + 1, '\n') : NULL;
+    while (line && *++line) {
+        char ifname[64];
+        long long rx, tx, skip;
+        if (sscanf(line, " %63[^:]: %lld %lld %lld %lld %lld %lld %lld %lld %lld", ifname, &rx,
+                   &skip, &skip, &skip, &skip, &skip, &skip, &skip, &tx) == 10 &&
+            strcmp(ifname, "lo")) {
+            s->net_rx_bytes += rx;
+            s->net_tx_bytes += tx;
+        }
+        line = strchr(line, '\n');
+    }
+}
+
 static int local_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *err)
 {
-    local_record r;
-    int rc = local_record_load(h->id, &r, err);
-    if (rc != SM_OK)
-        return rc;
+    local_cache *c = h->raw;
+    if (!c) {
+        local_record r;
+        int rc = local_record_load(h->id, &r, err);
+        if (rc != SM_OK)
+            return rc;
+        c = xcalloc(1, sizeof *c);
+        c->cg = r.cg; /* moved */
+        memset(&r.cg, 0, sizeof r.cg);
+        c->init_pid = local_record_init_alive(&r) ? r.init_pid : 0;
+        c->ended = r.ended;
+        local_record_free(&r);
+        h->raw = c;
+    }
     s->ts = sm_now_mono();
     s->wall = sm_now_wall();
-    if (!r.ended)
-        local_cg_stats(&r.cg, s);
-    if (local_record_init_alive(&r)) {
-        /* Network counters of the sandbox's own network namespace, loopback excluded. */
-        char *path = xasprintf("/proc/%d/net/dev", (int)r.init_pid), *text;
-        if (sm_read_file(path, &text, NULL) == 0) {
-            s->net_rx_bytes = s->net_tx_bytes = 0;
-            char *line = strchr(text, '\n');
-            line = line ? strchr(line + 1, '\n') : NULL;
-            while (line && *++line) {
-                char ifname[64];
-                long long rx, tx, skip;
-                if (sscanf(line, " %63[^:]: %lld %lld %lld %lld %lld %lld %lld %lld %lld", ifname,
-                           &rx, &skip, &skip, &skip, &skip, &skip, &skip, &skip, &tx) == 10 &&
-                    strcmp(ifname, "lo")) {
-                    s->net_rx_bytes += rx;
-                    s->net_tx_bytes += tx;
-                }
-                line = strchr(line, '\n');
-            }
-            free(text);
-        }
-        free(path);
+    if (c->ended)
+        return SM_OK;
+    local_cg_stats(&c->cg, s, !c->have_limits);
+    if (!c->have_limits) {
+        c->have_limits = true;
+        c->cpu_limit = s->cpu_limit;
+        c->mem_limit = s->mem_limit;
+        c->pids_limit = s->pids_limit;
+    } else {
+        s->cpu_limit = c->cpu_limit;
+        s->mem_limit = c->mem_limit;
+        s->pids_limit = c->pids_limit;
     }
-    local_record_free(&r);
+    if (c->init_pid > 0)
+        read_net(c->init_pid, s);
     return SM_OK;
 }
 
@@ -614,6 +656,7 @@ const sm_provider_ops sm_local_provider_ops = {
     .list = local_list,
     .stats = local_stats,
     .serialize = local_serialize,
+    .handle_free = local_handle_free,
     .connect = local_connect,
     .describe = local_describe,
 };

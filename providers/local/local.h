@@ -76,7 +76,9 @@ void local_cg_create(const local_provider *lp, const char *id, const sm_resource
                      local_cgroups *out, char **note);
 void local_cg_remove(const local_cgroups *cg);
 void local_cg_free(local_cgroups *cg);
-void local_cg_stats(const local_cgroups *cg, sm_sample *s);
+/* Reads the counters; the limits (cpu quota, memory and pids maximum) only when read_limits,
+ * since they do not change after create. */
+void local_cg_stats(const local_cgroups *cg, sm_sample *s, bool read_limits);
 /* The OOM-kill and pids-limit counters, for attributing one command's failure. */
 void local_cg_counters(const local_cgroups *cg, long long *oom, long long *pids_events);
 long long local_cg_memory_limit(const local_cgroups *cg);

@@ -316,10 +316,11 @@ void local_cg_counters(const local_cgroups *cg, long long *oom, long long *pids_
     }
 }
 
-void local_cg_stats(const local_cgroups *cg, sm_sample *s)
+void local_cg_stats(const local_cgroups *cg, sm_sample *s, bool read_limits)
 {
     local_cg_counters(cg, &s->oom_kills, &s->pids_events);
-    s->mem_limit = local_cg_memory_limit(cg);
+    if (read_limits)
+        s->mem_limit = local_cg_memory_limit(cg);
     if (cg->version == 2) {
         const char *d = cg->dir[CG_UNIFIED];
         long long us = cgfs_read_key(d, "cpu.stat", "usage_usec");
@@ -332,15 +333,17 @@ void local_cg_stats(const local_cgroups *cg, sm_sample *s)
         if (s->mem_usage >= 0)
             s->mem_working_set = s->mem_usage - (inactive > 0 ? inactive : 0);
         s->pids = cgfs_read_num(d, "pids.current");
-        s->pids_limit = cgfs_read_num(d, "pids.max");
-        char cpumax[64];
-        char *path = xasprintf("%s/cpu.max", d);
-        if (sm_read_small(path, cpumax, sizeof cpumax) == 0 && strncmp(cpumax, "max", 3)) {
-            long long q = 0, per = 0;
-            if (sscanf(cpumax, "%lld %lld", &q, &per) == 2 && per > 0)
-                s->cpu_limit = (double)q / (double)per;
+        if (read_limits) {
+            s->pids_limit = cgfs_read_num(d, "pids.max");
+            char cpumax[64];
+            char *path = xasprintf("%s/cpu.max", d);
+            if (sm_read_small(path, cpumax, sizeof cpumax) == 0 && strncmp(cpumax, "max", 3)) {
+                long long q = 0, per = 0;
+                if (sscanf(cpumax, "%lld %lld", &q, &per) == 2 && per > 0)
+                    s->cpu_limit = (double)q / (double)per;
+            }
+            free(path);
         }
-        free(path);
         io_v2(d, &s->io_read_bytes, &s->io_write_bytes);
     } else {
         long long ns = cgfs_read_num(cg->dir[CG_CPUACCT], "cpuacct.usage");
@@ -353,10 +356,13 @@ void local_cg_stats(const local_cgroups *cg, sm_sample *s)
         s->nr_throttled = cgfs_read_key(cg->dir[CG_CPU], "cpu.stat", "nr_throttled");
         long long tns = cgfs_read_key(cg->dir[CG_CPU], "cpu.stat", "throttled_time");
         s->throttled_s = tns >= 0 ? (double)tns / 1e9 : -1;
-        long long q = cgfs_read_num(cg->dir[CG_CPU], "cpu.cfs_quota_us");
-        long long per = cgfs_read_num(cg->dir[CG_CPU], "cpu.cfs_period_us");
-        if (q > 0 && per > 0)
-            s->cpu_limit = (double)q / (double)per;
+        if (read_limits) {
+            long long q = cgfs_read_num(cg->dir[CG_CPU], "cpu.cfs_quota_us");
+            long long per = cgfs_read_num(cg->dir[CG_CPU], "cpu.cfs_period_us");
+            if (q > 0 && per > 0)
+                s->cpu_limit = (double)q / (double)per;
+            s->pids_limit = cgfs_read_num(cg->dir[CG_PIDS], "pids.max");
+        }
         s->mem_usage = cgfs_read_num(cg->dir[CG_MEMORY], "memory.usage_in_bytes");
         long long inactive =
             cgfs_read_key(cg->dir[CG_MEMORY], "memory.stat", "total_inactive_file");
@@ -365,7 +371,6 @@ void local_cg_stats(const local_cgroups *cg, sm_sample *s)
         if (s->mem_working_set < 0 && s->mem_usage >= 0)
             s->mem_working_set = 0;
         s->pids = cgfs_read_num(cg->dir[CG_PIDS], "pids.current");
-        s->pids_limit = cgfs_read_num(cg->dir[CG_PIDS], "pids.max");
         if (cg->dir[CG_BLKIO])
             io_v1(cg->dir[CG_BLKIO], &s->io_read_bytes, &s->io_write_bytes);
     }

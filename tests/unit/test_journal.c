@@ -1,0 +1,140 @@
+/* The event journal: appends, per-sandbox reads, the follower (only new lines, partial lines,
+ * files that disappear), human summaries, and secrets never written. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/journal.h"
+#include "core/json.h"
+#include "core/redact.h"
+#include "core/util.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+    snprintf(dir, sizeof dir, "/tmp/sandman-journal-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    setenv("SANDMAN_STATE_DIR", dir, 1);
+    sm_state_dir_reset();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    sm_rm_rf(dir);
+    sm_state_dir_reset();
+    return 0;
+}
+
+static void exec_event(const char *id, const char *cmd, int rc)
+{
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "cmd", cmd);
+    cJSON_AddNumberToObject(f, "return_code", rc);
+    cJSON_AddNumberToObject(f, "duration_ms", 12);
+    sm_journal_append("local", id, "exec", "exec", f);
+}
+
+static void test_append_read_follow(void **state)
+{
+    sm_journal_follower *fol = sm_journal_follower_new(1 << 20);
+    assert_null(sm_journal_follower_poll(fol));
+    exec_event("aaa", "make test", 2);
+    exec_event("bbb", "ls", 0);
+    cJSON *ev = sm_journal_follower_poll(fol);
+    assert_non_null(ev);
+    assert_int_equal(cJSON_GetArraySize(ev), 2);
+    cJSON_Delete(ev);
+    assert_null(sm_journal_follower_poll(fol)); /* nothing new: nothing returned */
+
+    exec_event("aaa", "pytest", 1);
+    /* a half-written line is held back until it is complete */
+    char *path = sm_journal_path("local", "aaa");
+    int fd = open(path, O_WRONLY | O_APPEND);
+    assert_int_equal(write(fd, "{\"ts\":\"2026-11-30T00:00:00.000Z\",\"type\":", 40), 40);
+    ev = sm_journal_follower_poll(fol);
+    assert_int_equal(cJSON_GetArraySize(ev), 1);
+    assert_string_equal(sm_json_str(cJSON_GetArrayItem(ev, 0), "cmd"), "pytest");
+    cJSON_Delete(ev);
+    assert_int_equal(write(fd, "\"exec\",\"event\":\"exec\",\"cmd\":\"late\"}\n", 37), 37);
+    close(fd);
+    ev = sm_journal_follower_poll(fol);
+    assert_int_equal(cJSON_GetArraySize(ev), 1);
+    assert_string_equal(sm_json_str(cJSON_GetArrayItem(ev, 0), "cmd"), "late");
+    cJSON_Delete(ev);
+
+    cJSON *all;
+    sm_journal_read("local", "aaa", &all);
+    assert_int_equal(cJSON_GetArraySize(all), 3);
+    cJSON_Delete(all);
+
+    assert_int_equal(sm_journal_remove("local", "aaa"), SM_OK);
+    assert_null(sm_journal_follower_poll(fol));
+    exec_event("aaa", "again", 0); /* a new file under the same name is read from its start */
+    ev = sm_journal_follower_poll(fol);
+    assert_int_equal(cJSON_GetArraySize(ev), 1);
+    cJSON_Delete(ev);
+    free(path);
+    sm_journal_follower_free(fol);
+}
+
+static void test_backlog_starts_at_a_line(void **state)
+{
+    for (int i = 0; i < 200; i++)
+        exec_event("ccc", "echo a-fairly-long-command-line-to-fill-the-file", i);
+    sm_journal_follower *fol = sm_journal_follower_new(1000);
+    cJSON *ev = sm_journal_follower_poll(fol);
+    int n = cJSON_GetArraySize(ev);
+    assert_true(n > 0 && n < 20); /* only the tail, and only whole lines */
+    assert_int_equal((int)sm_json_num(cJSON_GetArrayItem(ev, n - 1), "return_code", -1), 199);
+    cJSON_Delete(ev);
+    sm_journal_follower_free(fol);
+}
+
+static void test_summaries_and_redaction(void **state)
+{
+    sm_redact_register("tok-SECRET-1234");
+    exec_event("ddd", "curl -H 'Authorization: tok-SECRET-1234' x", 0);
+    char *path = sm_journal_path("local", "ddd"), *text;
+    assert_int_equal(sm_read_file(path, &text, NULL), 0);
+    assert_null(strstr(text, "tok-SECRET-1234"));
+    assert_non_null(strstr(text, "Authorization: ***"));
+    free(text);
+    free(path);
+    sm_redact_reset();
+
+    sm_failure f;
+    sm_failure_init(&f);
+    f.kind = SM_FAIL_OOM;
+    f.oom_kills = 1;
+    f.memory_limit = 64LL << 20;
+    snprintf(f.operation, sizeof f.operation, "exec");
+    sm_journal_failure("local", "ddd", &f);
+    cJSON *all;
+    sm_journal_read("local", "ddd", &all);
+    char line[512];
+    sm_journal_event_summary(cJSON_GetArrayItem(all, 0), line, sizeof line);
+    assert_string_equal(line, "exit 0 in 12ms: curl -H 'Authorization: ***' x");
+    sm_journal_event_summary(cJSON_GetArrayItem(all, 1), line, sizeof line);
+    assert_string_equal(line, "exec: OOM killed - memory.oom_kill 1, limit 64MiB");
+    cJSON_Delete(all);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_append_read_follow, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backlog_starts_at_a_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summaries_and_redaction, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
