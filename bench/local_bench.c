@@ -122,7 +122,8 @@ static sm_sandbox *sandbox_open(sm_provider *p, char *msg, size_t len)
     return s;
 }
 
-/* Spawns argv with stdio on /dev/null and waits for it; returns seconds, -1 on failure. */
+/* Spawns argv with stdio on /dev/null and waits for it; returns seconds, -1 on failure. With
+ * pid_out it does not wait: the caller gets the pid (and reaps it); returns 0. */
 static double spawn_wait(char *const argv[], pid_t *pid_out)
 {
     posix_spawn_file_actions_t fa;
@@ -308,8 +309,9 @@ static void *conc_thread(void *argp)
 }
 
 /* Runs n threads released together; returns the wall time until the last one finished, or -1
- * when any failed (the first message goes to stderr). */
-static double run_concurrent(sm_provider *p, conc_arg *args, size_t n, bool baseline)
+ * when any failed (the first message goes to stderr). *median gets the median time to ready. */
+static double run_concurrent(sm_provider *p, conc_arg *args, size_t n, bool baseline,
+                             double *median)
 {
     start_gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
     pthread_t *th = xcalloc(n, sizeof *th);
@@ -354,6 +356,11 @@ static double run_concurrent(sm_provider *p, conc_arg *args, size_t n, bool base
                 baseline ? "spawns" : "creates");
         return -1;
     }
+    double *each = xcalloc(n, sizeof *each);
+    for (size_t i = 0; i < n; i++)
+        each[i] = args[i].done - t0;
+    *median = percentile(each, n, 50);
+    free(each);
     return last - t0;
 }
 
@@ -438,6 +445,18 @@ static int ready_pids(const char *id, pid_t *sup, pid_t *init)
 
 /* ---- main ---- */
 
+/* The 1-minute load average: other work on the machine shows up in every figure. */
+static double loadavg(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "re");
+    if (f && fscanf(f, "%lf", &l) != 1)
+        l = -1;
+    if (f)
+        fclose(f);
+    return l;
+}
+
 static void machine_facts(cJSON *j)
 {
     struct utsname u;
@@ -463,13 +482,14 @@ static void machine_facts(cJSON *j)
         sscanf(line, "MemTotal: %ld", &mem_kib);
     if (f)
         fclose(f);
-    printf("machine: %ld CPUs (%s), %.1f GiB RAM, %s %s %s\n", ncpu, model,
-           (double)mem_kib / (1024.0 * 1024.0), u.sysname, u.release, u.machine);
+    printf("machine: %ld CPUs (%s), %.1f GiB RAM, %s %s %s, load average %.2f\n", ncpu, model,
+           (double)mem_kib / (1024.0 * 1024.0), u.sysname, u.release, u.machine, loadavg());
     cJSON_AddNumberToObject(j, "nproc", (double)ncpu);
     cJSON_AddStringToObject(j, "cpu", model);
     cJSON_AddNumberToObject(j, "mem_kib", (double)mem_kib);
     cJSON_AddStringToObject(j, "kernel", u.release);
     cJSON_AddBoolToObject(j, "root", geteuid() == 0);
+    cJSON_AddNumberToObject(j, "loadavg_before", loadavg());
 }
 
 static void usage(FILE *f)
@@ -632,8 +652,14 @@ int main(int argc, char **argv)
     /* 2. Concurrent: conc bwrap spawns at once (baseline), then conc sandboxes at once. */
     printf("concurrent: %ld bwrap spawns at once, then %ld sandboxes created at once\n", conc,
            conc);
-    double conc_base = run_concurrent(p, cargs, (size_t)conc, true);
-    double conc_wall = run_concurrent(p, cargs, (size_t)conc, false);
+    double base_each = -1, conc_each = -1;
+    double conc_base = run_concurrent(p, cargs, (size_t)conc, true, &base_each);
+    double conc_wall = run_concurrent(p, cargs, (size_t)conc, false, &conc_each);
+    if (conc_wall >= 0 && conc_base >= 0)
+        printf("concurrent: median time to ready %.0f ms (bwrap: median exit %.0f ms)\n",
+               conc_each * 1e3, base_each * 1e3);
+    cJSON_AddNumberToObject(json, "concurrent_median_ready_ms", conc_each * 1e3);
+    cJSON_AddNumberToObject(json, "concurrent_bwrap_median_ms", base_each * 1e3);
     char conc_name[64], conc_base_name[64];
     snprintf(conc_name, sizeof conc_name, "%ld concurrent creates, all ready", conc);
     snprintf(conc_base_name, sizeof conc_base_name, "%ld concurrent bwrap", conc);
@@ -727,6 +753,9 @@ int main(int argc, char **argv)
     cJSON_AddNumberToObject(json, "concurrent", (double)conc);
     cJSON_AddNumberToObject(json, "concurrent_close_ms", stop_wall * 1e3);
     cJSON_AddBoolToObject(json, "pass", status == 0);
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(json, "machine"), "loadavg_after", loadavg());
+    printf("load average after: %.2f (other work on the machine inflates every figure)\n",
+           loadavg());
     printf("\n%s\n", status == 0 ? "all targets met" : "TARGETS MISSED");
 
 out:

@@ -74,7 +74,10 @@ static int cmd_exec(sm_cli *cli, int argc, char **argv)
     req.user = a.user;
     req.env = &a.env;
     req.timeout_s = a.timeout;
-    if (!cli->json) {
+    /* Text output streams straight to our descriptors; streams without one (the dashboard's
+     * palette captures into memory) get the captured output afterwards. */
+    bool stream = !cli->json && fileno(cli->out) >= 0 && fileno(cli->err) >= 0;
+    if (stream) {
         fflush(cli->out);
         req.stdout_fd = fileno(cli->out);
         req.stderr_fd = fileno(cli->err);
@@ -83,6 +86,12 @@ static int cmd_exec(sm_cli *cli, int argc, char **argv)
     sm_error err;
     sm_error_clear(&err);
     sm_sandbox_exec(s, &req, &res, &err);
+    if (!cli->json && !stream) {
+        if (res.out)
+            fwrite(res.out, 1, res.out_len, cli->out);
+        if (res.err)
+            fwrite(res.err, 1, res.err_len, cli->err);
+    }
     if (cli->json) {
         cli_print_json(cli, sm_exec_result_to_json(&res));
         status = res.return_code;

@@ -16,8 +16,9 @@ int main(int argc, char **argv)
     int v = cli_parse_global(&cli, argc, argv);
     if (v < 0) {
         status = CLI_USAGE;
-    } else if (v >= argc || !strcmp(argv[v], "help") || !strcmp(argv[v], "--help") ||
-               !strcmp(argv[v], "-h")) {
+    } else if (v >= argc) {
+        status = cli_run_command(&cli, cli_find_command("tui"), 1, (char *[]){"tui", NULL});
+    } else if (!strcmp(argv[v], "help") || !strcmp(argv[v], "--help") || !strcmp(argv[v], "-h")) {
         cli_print_usage(stdout);
         status = CLI_OK;
     } else if (!strcmp(argv[v], "--version")) {

@@ -1,0 +1,191 @@
+/* The detail view of one sandbox: larger CPU, memory, IO and network graphs (braille, ASCII
+ * fallback), the spec (image, resources, env names without values, labels, ports), lifecycle
+ * timers, why it failed with the evidence, and its last events and commands. */
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#include "core/journal.h"
+#include "core/json.h"
+#include "core/util.h"
+#include "tui/app.h"
+#include "tui/widgets/draw.h"
+
+static void graph(tui_app *app, const tui_row *r, int y, int x, int w, int h, const char *title,
+                  sm_metric m, double fixed_max, tui_role role, const char *now)
+{
+    if (w < 10 || h < 3)
+        return;
+    tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), title);
+    tui_put_right(y, x + w - 2 - (int)strlen(now) - 2, (int)strlen(now) + 2, now,
+                  tui_attr(TH_TITLE));
+    double v[SM_HISTORY_LEN];
+    size_t n = sm_history_series(&r->st->history, m, v, SM_HISTORY_LEN);
+    double max = fixed_max;
+    if (max <= 0) {
+        for (size_t i = 0; i < n; i++)
+            if (v[i] > max)
+                max = v[i];
+        if (max <= 0)
+            max = 1;
+    }
+    int gw = w - 2, gh = h - 2;
+    static wchar_t buf[64 * 512];
+    if (gw > 500)
+        gw = 500;
+    if (gh > 60)
+        gh = 60;
+    tui_graph(v, n, max, gw, gh, buf);
+    for (int k = 0; k < gh; k++)
+        tui_put_wide(y + 1 + k, x + 1, gw, buf + (size_t)k * (size_t)(gw + 1), tui_attr(role));
+}
+
+static int kv(int y, int x, int w, const char *k, const char *v, attr_t va)
+{
+    tui_put(y, x, 11, k, tui_attr(TH_DIM), false);
+    tui_put(y, x + 11, w - 11, v, va, false);
+    return y + 1;
+}
+
+void tui_detail_draw(tui_app *app, int top, int height)
+{
+    tui_row *r = tui_model_selected(&app->model);
+    if (!r) {
+        app->view = VIEW_LIST;
+        tui_list_draw(app, top, height);
+        return;
+    }
+    const sm_sandbox_info *i = r->info;
+    const sm_sample *s = sm_history_at(&r->st->history, 0);
+    double now = sm_now_wall();
+    char buf[512], a[32], b[32];
+    /* left column: facts; right column: graphs */
+    int left_w = app->cols >= 100 ? 46 : app->cols >= 80 ? 38 : app->cols;
+    int gx = left_w + 1, gw = app->cols - gx;
+    bool graphs = gw >= 30;
+    if (!graphs)
+        left_w = app->cols;
+    int y = top;
+    snprintf(buf, sizeof buf, "%s  %s", i->id, sm_status_name(i->status));
+    tui_put(y++, 0, left_w, buf, tui_attr(TH_TITLE) | A_BOLD, true);
+    y = kv(y, 0, left_w, "provider", i->provider, tui_attr(TH_NORMAL));
+    y = kv(y, 0, left_w, "image", i->image ? i->image : "-", tui_attr(TH_NORMAL));
+    sm_resources_describe(&i->resources, buf, sizeof buf);
+    y = kv(y, 0, left_w, "resources", buf, tui_attr(TH_NORMAL));
+    y = kv(y, 0, left_w, "workdir", i->workdir ? i->workdir : "-", tui_attr(TH_NORMAL));
+    buf[0] = '\0';
+    for (size_t k = 0; k < i->env_names.n; k++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", k ? " " : "",
+                 i->env_names.items[k].key);
+    y = kv(y, 0, left_w, "env", buf[0] ? buf : "-", tui_attr(TH_NORMAL));
+    buf[0] = '\0';
+    for (size_t k = 0; k < i->nports; k++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%d", k ? " " : "", i->ports[k]);
+    y = kv(y, 0, left_w, "ports", buf[0] ? buf : "-", tui_attr(TH_NORMAL));
+    for (size_t k = 0; k < i->labels.n && y < top + height - 8; k++) {
+        snprintf(buf, sizeof buf, "%s=%s", i->labels.items[k].key, i->labels.items[k].value);
+        y = kv(y, 0, left_w, k ? "" : "labels", buf, tui_attr(TH_NORMAL));
+    }
+    if (!i->labels.n)
+        y = kv(y, 0, left_w, "labels", "-", tui_attr(TH_NORMAL));
+    /* lifecycle timers */
+    if (i->created_at > 0) {
+        sm_format_duration(now - i->created_at, a, sizeof a);
+        snprintf(buf, sizeof buf, "%s ago", a);
+        y = kv(y, 0, left_w, "created", buf, tui_attr(TH_NORMAL));
+    }
+    if (i->ready_at > 0 && i->created_at > 0) {
+        sm_format_duration(i->ready_at - i->created_at, a, sizeof a);
+        y = kv(y, 0, left_w, "ready in", a, tui_attr(TH_NORMAL));
+    }
+    double left = sm_sandbox_info_ttl_left(i, now);
+    if (left >= 0) {
+        sm_format_duration(i->ttl_s, a, sizeof a);
+        sm_format_duration(left, b, sizeof b);
+        snprintf(buf, sizeof buf, "%s, %s left", a, i->ended_at > 0 ? "none" : b);
+        y = kv(y, 0, left_w, "ttl", buf, tui_attr(left < 60 ? TH_WARNING : TH_NORMAL));
+    }
+    if (i->ended_at > 0) {
+        sm_format_duration(now - i->ended_at, a, sizeof a);
+        snprintf(buf, sizeof buf, "%s ago", a);
+        y = kv(y, 0, left_w, "ended", buf, tui_attr(TH_NORMAL));
+    }
+    if (r->has_why) {
+        char label[128], ev[512];
+        sm_failure_label(&r->why, label, sizeof label);
+        sm_failure_evidence(&r->why, ev, sizeof ev);
+        y = kv(y, 0, left_w, r->why_warning ? "warning" : "failure", label,
+               tui_attr(r->why_warning ? TH_WARNING : TH_FAILURE) | A_BOLD);
+        if (ev[0])
+            y = kv(y, 0, left_w, "evidence", ev, tui_attr(TH_NORMAL));
+        if (r->why.reason[0])
+            y = kv(y, 0, left_w, "", r->why.reason, tui_attr(TH_DIM));
+    }
+    if (i->detail)
+        y = kv(y, 0, left_w, "note", i->detail, tui_attr(TH_WARNING));
+
+    if (graphs) {
+        int gh = height / 4 < 3 ? 3 : height / 4;
+        bool live = i->status == SM_STATUS_RUNNING || i->status == SM_STATUS_STARTING;
+        double cpu_max = s && s->cpu_limit > 0 ? s->cpu_limit * 100 : 100;
+        if (live && r->rates.cpu_pct >= 0)
+            snprintf(buf, sizeof buf, "%.1f%%", r->rates.cpu_pct);
+        else
+            snprintf(buf, sizeof buf, "-");
+        graph(app, r, top, gx, gw, gh, "CPU %", SM_METRIC_CPU_PCT, cpu_max, TH_GRAPH_CPU, buf);
+        if (live && s && s->mem_working_set >= 0) {
+            sm_format_bytes((double)s->mem_working_set, a, sizeof a);
+            if (s->mem_limit > 0)
+                sm_format_bytes((double)s->mem_limit, b, sizeof b);
+            snprintf(buf, sizeof buf, "%s / %s", a, s->mem_limit > 0 ? b : "no limit");
+        } else {
+            snprintf(buf, sizeof buf, "-");
+        }
+        graph(app, r, top + gh, gx, gw, gh, "memory (working set)", SM_METRIC_MEM,
+              s && s->mem_limit > 0 ? (double)s->mem_limit : 0, TH_GRAPH_MEM, buf);
+        sm_format_bytes(r->rates.io_read_bps > 0 ? r->rates.io_read_bps : 0, a, sizeof a);
+        sm_format_bytes(r->rates.io_write_bps > 0 ? r->rates.io_write_bps : 0, b, sizeof b);
+        snprintf(buf, sizeof buf, "r %s/s w %s/s", a, b);
+        graph(app, r, top + 2 * gh, gx, gw, gh, "block IO (write)", SM_METRIC_IO_WRITE, 0,
+              TH_GRAPH_IO, buf);
+        sm_format_bytes(r->rates.net_rx_bps > 0 ? r->rates.net_rx_bps : 0, a, sizeof a);
+        sm_format_bytes(r->rates.net_tx_bps > 0 ? r->rates.net_tx_bps : 0, b, sizeof b);
+        snprintf(buf, sizeof buf, "rx %s/s tx %s/s", a, b);
+        graph(app, r, top + 3 * gh, gx, gw, gh, "network (rx)", SM_METRIC_NET_RX, 0, TH_GRAPH_NET,
+              buf);
+    }
+
+    /* the last events and commands, newest first, under the facts */
+    y++;
+    if (y < top + height - 1)
+        tui_put(y++, 0, left_w, "recent events", tui_attr(TH_TITLE), true);
+    int n = cJSON_GetArraySize(r->st->recent);
+    for (int k = n - 1; k >= 0 && y < top + height; k--) {
+        const cJSON *ev = cJSON_GetArrayItem(r->st->recent, k);
+        char line[512], when[24];
+        sm_journal_event_summary(ev, line, sizeof line);
+        double t = sm_parse_time(sm_json_str(ev, "ts"));
+        sm_format_duration(t > 0 ? now - t : 0, when, sizeof when);
+        snprintf(buf, sizeof buf, "%6s %s", when, line);
+        bool failed = cJSON_GetObjectItemCaseSensitive(ev, "failure") != NULL;
+        tui_put(y++, 0, left_w, buf, tui_attr(failed ? TH_FAILURE : TH_NORMAL), false);
+    }
+}
+
+bool tui_detail_key(tui_app *app, int key)
+{
+    switch (key) {
+    case 27:
+    case KEY_LEFT:
+    case 'h':
+    case KEY_BACKSPACE: app->view = VIEW_LIST; return true;
+    case KEY_DOWN:
+    case 'j': tui_model_select(&app->model, app->model.selected + 1); return true;
+    case KEY_UP:
+    case 'k':
+        if (app->model.selected > 0)
+            tui_model_select(&app->model, app->model.selected - 1);
+        return true;
+    case 'd': tui_confirm_open(app); return true;
+    default: return false;
+    }
+}

@@ -1,0 +1,333 @@
+/* Overlays over the views: the help box, the delete confirmation, the create form, the output
+ * of a palette command, and the bottom-line prompts for "/" (filter) and ":" (commands). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "tui/app.h"
+#include "tui/widgets/draw.h"
+
+/* A centered box of at most h x w, clamped to the screen. */
+static void centered(tui_app *app, int h, int w, int *y, int *x, int *oh, int *ow)
+{
+    *oh = h < app->rows - 2 ? h : app->rows - 2;
+    *ow = w < app->cols - 2 ? w : app->cols - 2;
+    *y = (app->rows - *oh) / 2;
+    *x = (app->cols - *ow) / 2;
+}
+
+void tui_help_draw(tui_app *app)
+{
+    static const char *lines[][2] = {
+        {"j k ↑ ↓", "move"},
+        {"PgUp PgDn g G", "page, top, bottom"},
+        {"Enter", "details of the sandbox"},
+        {"Esc", "back / clear the filter"},
+        {"/", "filter: id, label k=v, status or failure kind"},
+        {"s  S", "sort by the next column / reverse"},
+        {"space  a", "mark / mark all"},
+        {"d", "delete marked (or the selected) sandboxes"},
+        {"n", "create a sandbox"},
+        {"e  1  2", "events view / sandboxes / events"},
+        {":", "command: any CLI verb, e.g. :create --memory-mib 64"},
+        {":ctx NAME", "switch provider context"},
+        {"r  Ctrl-L", "refresh now / redraw"},
+        {"mouse", "click selects, double-click opens, wheel scrolls"},
+        {"q", "quit"},
+    };
+    int n = (int)(sizeof lines / sizeof lines[0]);
+    int y, x, h, w;
+    centered(app, n + 4, 70, &y, &x, &h, &w);
+    tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), "keys");
+    for (int i = 0; i < n && i < h - 3; i++) {
+        const char *k = lines[i][0];
+        if (!tui_unicode && !strcmp(k, "j k ↑ ↓"))
+            k = "j k Up Down";
+        tui_put(y + 1 + i, x + 2, 16, k, tui_attr(TH_KEY), false);
+        tui_put(y + 1 + i, x + 19, w - 21, lines[i][1], tui_attr(TH_NORMAL), false);
+    }
+    tui_put(y + h - 2, x + 2, w - 4, "any key closes this", tui_attr(TH_DIM), false);
+}
+
+/* ---- delete confirmation ---------------------------------------------------------------- */
+
+void tui_confirm_open(tui_app *app)
+{
+    free(app->confirm_ids);
+    app->confirm_n = tui_model_targets(&app->model, &app->confirm_ids);
+    if (app->confirm_n)
+        app->overlay = OV_CONFIRM;
+}
+
+void tui_confirm_draw(tui_app *app)
+{
+    int y, x, h, w;
+    centered(app, 7, 64, &y, &x, &h, &w);
+    tui_box(y, x, h, w, tui_attr(TH_FAILURE), tui_attr(TH_NORMAL), "delete");
+    char buf[256];
+    snprintf(buf, sizeof buf, "Delete %zu sandbox%s? They are ended and every trace removed.",
+             app->confirm_n, app->confirm_n == 1 ? "" : "es");
+    tui_put(y + 1, x + 2, w - 4, buf, tui_attr(TH_NORMAL) | A_BOLD, false);
+    buf[0] = '\0';
+    for (size_t i = 0; i < app->confirm_n && strlen(buf) + 16 < sizeof buf; i++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%.12s", i ? " " : "",
+                 app->confirm_ids[i]);
+    tui_put(y + 2, x + 2, w - 4, buf, tui_attr(TH_DIM), false);
+    tui_put(y + 4, x + 2, w - 4, "y: delete    n / Esc: keep", tui_attr(TH_KEY), false);
+}
+
+bool tui_confirm_key(tui_app *app, int key)
+{
+    if (key == 'y' || key == 'Y') {
+        char **argv = xcalloc(app->confirm_n + 2, sizeof *argv);
+        argv[0] = "rm";
+        for (size_t i = 0; i < app->confirm_n; i++)
+            argv[i + 1] = (char *)app->confirm_ids[i];
+        char title[64];
+        snprintf(title, sizeof title, "deleting %zu sandbox%s", app->confirm_n,
+                 app->confirm_n == 1 ? "" : "es");
+        tui_app_run_command(app, (int)app->confirm_n + 1, argv, title);
+        free(argv);
+        for (size_t i = 0; i < app->model.nrows; i++)
+            app->model.rows[i].st->marked = false;
+    }
+    if (key == 'y' || key == 'Y' || key == 'n' || key == 'N' || key == 27 || key == 'q') {
+        app->overlay = OV_NONE;
+        free(app->confirm_ids);
+        app->confirm_ids = NULL;
+        app->confirm_n = 0;
+    }
+    return true;
+}
+
+/* ---- create form ------------------------------------------------------------------------- */
+
+static const char *form_labels[TUI_FORM_FIELDS] = {
+    "image", "cpu", "memory MiB", "ttl seconds", "workdir", "labels k=v,..", "env k=v,.."};
+static const char *form_flags[TUI_FORM_FIELDS] = {"--image",   "--cpu",   "--memory-mib", "--ttl",
+                                                  "--workdir", "--label", "--env"};
+
+void tui_form_open(tui_app *app)
+{
+    memset(&app->form, 0, sizeof app->form);
+    app->overlay = OV_FORM;
+}
+
+void tui_form_draw(tui_app *app)
+{
+    int y, x, h, w;
+    centered(app, TUI_FORM_FIELDS + 5, 60, &y, &x, &h, &w);
+    tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), "new sandbox");
+    for (int i = 0; i < TUI_FORM_FIELDS && i < h - 4; i++) {
+        bool focus = app->form.field == i;
+        tui_put(y + 1 + i, x + 2, 15, form_labels[i], tui_attr(TH_DIM), false);
+        char v[160];
+        snprintf(v, sizeof v, "%s%s", app->form.values[i], focus ? "_" : "");
+        tui_put(y + 1 + i, x + 18, w - 20, v, tui_attr(focus ? TH_INPUT : TH_NORMAL), true);
+    }
+    bool btn = app->form.field == TUI_FORM_FIELDS;
+    tui_put(y + h - 3, x + 18, 10, "[ create ]", tui_attr(btn ? TH_SELECTED : TH_KEY), false);
+    tui_put(y + h - 2, x + 2, w - 4, "Tab/arrows move  Enter creates  Esc cancels",
+            tui_attr(TH_DIM), false);
+}
+
+static void form_submit(tui_app *app)
+{
+    char *argv[64];
+    int argc = 0;
+    char *owned[64];
+    int nowned = 0;
+    argv[argc++] = "create";
+    for (int i = 0; i < TUI_FORM_FIELDS && argc < 60; i++) {
+        const char *v = app->form.values[i];
+        if (!*v)
+            continue;
+        if (i >= 5) { /* comma-separated k=v lists */
+            char *copy = xstrdup(v), *save = NULL;
+            owned[nowned++] = copy;
+            for (char *t = strtok_r(copy, ",", &save); t && argc < 60;
+                 t = strtok_r(NULL, ",", &save)) {
+                while (*t == ' ')
+                    t++;
+                argv[argc++] = (char *)form_flags[i];
+                argv[argc++] = t;
+            }
+        } else {
+            argv[argc++] = (char *)form_flags[i];
+            argv[argc++] = (char *)v;
+        }
+    }
+    tui_app_run_command(app, argc, argv, "create");
+    for (int i = 0; i < nowned; i++)
+        free(owned[i]);
+    app->overlay = OV_NONE;
+}
+
+bool tui_form_key(tui_app *app, wint_t ch, bool is_key)
+{
+    tui_form *f = &app->form;
+    if (!is_key && ch == 27) {
+        app->overlay = OV_NONE;
+        return true;
+    }
+    if ((!is_key && ch == '\t') || (is_key && ch == KEY_DOWN)) {
+        f->field = (f->field + 1) % (TUI_FORM_FIELDS + 1);
+        return true;
+    }
+    if ((is_key && (ch == KEY_UP || ch == KEY_BTAB))) {
+        f->field = (f->field + TUI_FORM_FIELDS) % (TUI_FORM_FIELDS + 1);
+        return true;
+    }
+    if ((!is_key && (ch == '\r' || ch == '\n')) || (is_key && ch == KEY_ENTER)) {
+        form_submit(app);
+        return true;
+    }
+    if (f->field == TUI_FORM_FIELDS)
+        return true;
+    char *v = f->values[f->field];
+    size_t len = strlen(v);
+    if ((is_key && ch == KEY_BACKSPACE) || (!is_key && (ch == 127 || ch == 8))) {
+        if (len)
+            v[len - 1] = '\0';
+    } else if (!is_key && ch >= 32 && ch < 127 && len + 1 < sizeof f->values[0]) {
+        v[len] = (char)ch;
+        v[len + 1] = '\0';
+    }
+    return true;
+}
+
+/* ---- output popup ---------------------------------------------------------------------- */
+
+void tui_output_draw(tui_app *app)
+{
+    int y, x, h, w;
+    centered(app, app->rows - 4, app->cols - 6, &y, &x, &h, &w);
+    tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), app->output_title);
+    const char *p = app->output ? app->output : "";
+    for (int skip = app->output_scroll; skip > 0 && *p; skip--) {
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    for (int r = 0; r < h - 3 && *p; r++) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), p);
+        tui_put(y + 1 + r, x + 2, w - 4, line, tui_attr(TH_NORMAL), false);
+        p = nl ? nl + 1 : p + n;
+    }
+    tui_put(y + h - 2, x + 2, w - 4, "j/k scroll  Esc/q/Enter close", tui_attr(TH_DIM), false);
+}
+
+bool tui_output_key(tui_app *app, int key)
+{
+    if (key == 'j' || key == KEY_DOWN)
+        app->output_scroll++;
+    else if ((key == 'k' || key == KEY_UP) && app->output_scroll > 0)
+        app->output_scroll--;
+    else if (key == 27 || key == 'q' || key == '\r' || key == '\n' || key == KEY_ENTER)
+        app->overlay = OV_NONE;
+    return true;
+}
+
+/* ---- bottom-line prompt ------------------------------------------------------------------ */
+
+void tui_prompt_open(tui_app *app, tui_overlay which)
+{
+    app->overlay = which;
+    app->input[0] = '\0';
+    app->input_len = 0;
+    app->history_pos = app->nhistory;
+    if (which == OV_FILTER) {
+        snprintf(app->filter_before, sizeof app->filter_before, "%s", app->model.filter);
+        snprintf(app->input, sizeof app->input, "%s", app->model.filter);
+        app->input_len = strlen(app->input);
+    }
+    curs_set(1);
+}
+
+void tui_prompt_draw(tui_app *app)
+{
+    int y = app->rows - 1;
+    const char *lead = app->overlay == OV_FILTER ? "/" : ":";
+    tui_fill(y, 0, app->cols, tui_attr(TH_INPUT));
+    tui_put(y, 0, 1, lead, tui_attr(TH_KEY), false);
+    int used = tui_put(y, 1, app->cols - 2, app->input, tui_attr(TH_INPUT), false);
+    move(y, 1 + used);
+}
+
+static void prompt_close(tui_app *app)
+{
+    app->overlay = OV_NONE;
+    curs_set(0);
+}
+
+static void apply_filter(tui_app *app)
+{
+    snprintf(app->model.filter, sizeof app->model.filter, "%s", app->input);
+    tui_model_rebuild(&app->model);
+    app->ev_selected = app->ev_scroll = 0;
+}
+
+bool tui_prompt_key(tui_app *app, wint_t ch, bool is_key)
+{
+    bool filter = app->overlay == OV_FILTER;
+    if (!is_key && ch == 27) {
+        if (filter) { /* Esc restores what was there */
+            snprintf(app->input, sizeof app->input, "%s", app->filter_before);
+            apply_filter(app);
+        }
+        prompt_close(app);
+        return true;
+    }
+    if ((!is_key && (ch == '\r' || ch == '\n')) || (is_key && ch == KEY_ENTER)) {
+        prompt_close(app);
+        if (filter) {
+            apply_filter(app);
+        } else if (app->input_len) {
+            if (app->nhistory < 16) {
+                snprintf(app->history[app->nhistory++], sizeof app->history[0], "%s", app->input);
+            } else {
+                memmove(app->history[0], app->history[1], sizeof app->history[0] * 15);
+                snprintf(app->history[15], sizeof app->history[0], "%s", app->input);
+            }
+            tui_app_palette(app, app->input);
+        }
+        return true;
+    }
+    if (is_key && (ch == KEY_UP || ch == KEY_DOWN) && !filter && app->nhistory) {
+        if (ch == KEY_UP && app->history_pos > 0)
+            app->history_pos--;
+        else if (ch == KEY_DOWN && app->history_pos < app->nhistory)
+            app->history_pos++;
+        snprintf(app->input, sizeof app->input, "%s",
+                 app->history_pos < app->nhistory ? app->history[app->history_pos] : "");
+        app->input_len = strlen(app->input);
+        return true;
+    }
+    if ((is_key && ch == KEY_BACKSPACE) || (!is_key && (ch == 127 || ch == 8))) {
+        if (app->input_len) {
+            /* drop one UTF-8 character */
+            do {
+                app->input_len--;
+            } while (app->input_len && (app->input[app->input_len] & 0xC0) == 0x80);
+            app->input[app->input_len] = '\0';
+        } else {
+            prompt_close(app);
+        }
+    } else if (!is_key && ch == 21) { /* ctrl-u */
+        app->input_len = 0;
+        app->input[0] = '\0';
+    } else if (!is_key && ch >= 32) {
+        char mb[8];
+        int n = wctomb(mb, (wchar_t)ch);
+        if (n > 0 && app->input_len + (size_t)n + 1 < sizeof app->input) {
+            memcpy(app->input + app->input_len, mb, (size_t)n);
+            app->input_len += (size_t)n;
+            app->input[app->input_len] = '\0';
+        }
+    }
+    if (filter)
+        apply_filter(app); /* live filtering as you type */
+    return true;
+}
