@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,8 +331,19 @@ int sm_write_str(const char *path, const char *s)
 }
 
 static char *g_state_dir;
+static pthread_mutex_t g_state_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *state_dir_locked(void);
 
 const char *sm_state_dir(void)
+{
+    pthread_mutex_lock(&g_state_lock);
+    const char *d = state_dir_locked();
+    pthread_mutex_unlock(&g_state_lock);
+    return d;
+}
+
+static const char *state_dir_locked(void)
 {
     if (g_state_dir)
         return g_state_dir;
@@ -354,8 +366,10 @@ const char *sm_state_dir(void)
 
 void sm_state_dir_reset(void)
 {
+    pthread_mutex_lock(&g_state_lock);
     free(g_state_dir);
     g_state_dir = NULL;
+    pthread_mutex_unlock(&g_state_lock);
 }
 
 int sm_parse_long(const char *s, long *out)

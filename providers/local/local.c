@@ -9,10 +9,12 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -239,25 +241,24 @@ static int start_supervisor(const local_provider *lp, const char *dir, double ti
         snprintf(msg, len, "pipe: %s", strerror(errno));
         return -1;
     }
-    char fdnum[16];
-    snprintf(fdnum, sizeof fdnum, "%d", pfd[1]);
-    char *const argv[] = {lp->supervisor, (char *)dir, fdnum, NULL};
-    pid_t child = fork();
-    if (child == 0) {
-        /* Only async-signal-safe calls from here: the caller may be multi-threaded. */
-        setsid();
-        pid_t grand = fork();
-        if (grand == 0) {
-            fcntl(pfd[1], F_SETFD, 0);
-            execv(lp->supervisor, argv);
-            _exit(127);
-        }
-        _exit(grand < 0 ? 1 : 0);
-    }
+    /* posix_spawn, not fork: a caller with many threads (the dashboard, concurrent creates)
+     * would copy its whole address space per sandbox. The supervisor detaches itself (it forks
+     * once more) so it is never our child; the status pipe arrives as its descriptor 3. */
+    char *const argv[] = {lp->supervisor, (char *)dir, "3", NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, pfd[1], 3);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    pid_t child;
+    int rc = posix_spawn(&child, lp->supervisor, &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
     close(pfd[1]);
-    if (child < 0) {
+    if (rc != 0) {
         close(pfd[0]);
-        snprintf(msg, len, "fork: %s", strerror(errno));
+        snprintf(msg, len, "starting %s: %s", lp->supervisor, strerror(rc));
         return -1;
     }
     waitpid(child, NULL, 0);
@@ -301,7 +302,7 @@ static void destroy_sandbox(const char *id)
     if (local_record_load(id, &r, NULL) == SM_OK) {
         if (!r.ended) {
             /* Ask the supervisor to end it (it records why), then wait for its lock. */
-            char *sup = xasprintf("%s/ready", r.dir), supbuf[256];
+            char *sup = xasprintf("%s/ready", r.dir);
             struct launch rd;
             pid_t sp = 0;
             if (launch_read(sup, &rd) == 0) {
@@ -309,16 +310,21 @@ static void destroy_sandbox(const char *id)
                 launch_free(&rd);
             }
             free(sup);
-            (void)supbuf;
-            if (sp > 0 && r.sup_alive)
+            int pidfd = (sp > 0 && r.sup_alive) ? (int)syscall(SYS_pidfd_open, sp, 0) : -1;
+            if (pidfd >= 0 && r.sup_alive) {
+                /* The supervisor records the end and removes the cgroups, then exits. */
                 kill(sp, SIGTERM);
+                struct pollfd pf = {.fd = pidfd, .events = POLLIN};
+                poll(&pf, 1, 5000);
+                close(pidfd);
+            }
             char *lock = xasprintf("%s/lock", r.dir);
             int fd = open(lock, O_RDONLY | O_CLOEXEC);
             free(lock);
-            for (int i = 0; fd >= 0 && i < 300; i++) {
+            for (int i = 0; fd >= 0 && i < 3000; i++) {
                 if (flock(fd, LOCK_SH | LOCK_NB) == 0)
                     break;
-                usleep(10000);
+                usleep(1000);
             }
             if (fd >= 0)
                 close(fd);
@@ -357,18 +363,20 @@ static int local_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm
     char *dir = local_dir(id);
     sm_mkdir_p(local_root(), 0700);
     int rc = SM_OK;
-    const char *subdirs[] = {"root", "tmp", "work", "upper", "ovl"};
+    /* host images need a private tmp and workdir; rootfs images an overlay upper and work */
+    const char *host_dirs[] = {"root", "tmp", "work"}, *dir_dirs[] = {"root", "upper", "ovl"};
+    const char **subdirs = rootfs ? dir_dirs : host_dirs;
     if (mkdir(dir, 0700) < 0)
         rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_CREATE_FAILED, "cannot create %s: %s", dir,
                           strerror(errno));
-    for (size_t i = 0; rc == SM_OK && i < SM_ARRAY_LEN(subdirs); i++) {
+    for (size_t i = 0; rc == SM_OK && i < 3; i++) {
         char *sd = xasprintf("%s/%s", dir, subdirs[i]);
         if (mkdir(sd, 0755) < 0)
             rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_CREATE_FAILED, "cannot create %s: %s", sd,
                               strerror(errno));
         free(sd);
     }
-    if (rc == SM_OK) {
+    if (rc == SM_OK && !rootfs) {
         char *tmp = xasprintf("%s/tmp", dir);
         chmod(tmp, 01777);
         if (!rootfs && workdir && sm_str_has_prefix(workdir, "/tmp/")) {

@@ -323,6 +323,15 @@ int main(int argc, char **argv)
     }
     int report = atoi(argv[2]);
     char msg[512] = "";
+    /* Detach: whoever spawned us waits for this parent to exit, and the supervisor lives on
+     * as nobody's child but the system's. */
+    pid_t me = fork();
+    if (me < 0) {
+        dprintf(report, "err fork: %s\n", strerror(errno));
+        return 1;
+    }
+    if (me > 0)
+        _exit(0);
     struct launch l;
     if (chdir(argv[1]) < 0 || launch_read("launch.conf", &l) < 0) {
         dprintf(report, "err cannot read %s/launch.conf: %s\n", argv[1], strerror(errno));
