@@ -30,6 +30,19 @@ bool sm_failure_from_counters(const sm_sample *prev, const sm_sample *cur, const
     return false;
 }
 
+void sm_failure_note(sm_failure *latest, double *latest_at, const sm_failure *f, double at)
+{
+    bool weak = f->kind == SM_FAIL_EXIT_NONZERO;
+    bool strong_now =
+        sm_failure_kind_is_failure(latest->kind) && latest->kind != SM_FAIL_EXIT_NONZERO;
+    if (at < *latest_at)
+        return;
+    if (weak && strong_now && at - *latest_at < 60)
+        return;
+    *latest = *f;
+    *latest_at = at;
+}
+
 bool sm_diagnose(const sm_sandbox_info *info, const sm_failure *last, const sm_rates *rates,
                  sm_failure *out, bool *warning)
 {

@@ -15,6 +15,11 @@
 bool sm_failure_from_counters(const sm_sample *prev, const sm_sample *cur, const char *id,
                               const char *provider, sm_failure *out);
 
+/* Folds a newly seen failure (at epoch time at) into the latest one kept for a sandbox: newer
+ * wins, except that a plain non-zero exit does not hide a resource death (OOM, pids limit,
+ * timeout, signal) seen in the last minute, the more useful answer to "why did it fail". */
+void sm_failure_note(sm_failure *latest, double *latest_at, const sm_failure *f, double at);
+
 /* The one failure to show for a sandbox:
  *  - an ended sandbox: why it ended (TTL expired, OOM killed, supervisor lost, exit N, ...);
  *  - otherwise the most recent failure seen (last is the latest failure event of its commands

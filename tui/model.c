@@ -46,19 +46,9 @@ tui_sbx *tui_model_state(tui_model *m, const char *id)
     return s;
 }
 
-/* A plain non-zero exit does not hide a resource death (OOM, pids limit, timeout, signal) seen
- * in the last minute: that is the more useful answer to "why did it fail". */
 static void note_failure(tui_sbx *st, const sm_failure *f, double at)
 {
-    bool weak = f->kind == SM_FAIL_EXIT_NONZERO;
-    bool strong_now = sm_failure_kind_is_failure(st->last_failure.kind) &&
-                      st->last_failure.kind != SM_FAIL_EXIT_NONZERO;
-    if (at < st->last_failure_at)
-        return;
-    if (weak && strong_now && at - st->last_failure_at < 60)
-        return;
-    st->last_failure = *f;
-    st->last_failure_at = at;
+    sm_failure_note(&st->last_failure, &st->last_failure_at, f, at);
 }
 
 void tui_model_update(tui_model *m, sm_sandbox_info *infos, size_t n, const sm_sample *samples,
