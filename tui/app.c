@@ -335,11 +335,11 @@ void tui_app_status(tui_app *app, bool error, const char *fmt, ...)
     tui_app_dirty(app);
 }
 
-static void render(tui_app *app);
+void tui_app_render(tui_app *app);
 
 static void on_render(uv_timer_t *t)
 {
-    render(t->data);
+    tui_app_render(t->data);
 }
 
 void tui_app_dirty(tui_app *app)
@@ -445,7 +445,7 @@ static void draw_footer(tui_app *app)
     }
 }
 
-static void render(tui_app *app)
+void tui_app_render(tui_app *app)
 {
     getmaxyx(stdscr, app->rows, app->cols);
     if (app->full_redraw) {
@@ -682,7 +682,7 @@ int tui_run(sm_cli *cli)
     uv_signal_start(&app.term, on_signal, SIGTERM);
     uv_timer_start(&app.tick, on_tick, 0, (uint64_t)(app.interval * 1000));
     uv_timer_start(&app.spin, on_spin, 100, 100);
-    render(&app);
+    tui_app_render(&app);
     uv_run(app.loop, UV_RUN_DEFAULT);
 
     endwin();

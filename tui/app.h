@@ -83,6 +83,8 @@ typedef struct tui_app {
 #define TUI_HEADER_LINES 2
 
 void tui_app_dirty(tui_app *app);
+/* Draws one whole frame now (the render timer calls this; benchmarks too). */
+void tui_app_render(tui_app *app);
 void tui_app_status(tui_app *app, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Runs a CLI command (argv[0] is the verb) on the work queue in the current context; its
