@@ -88,6 +88,10 @@ int cli_parse(sm_cli *cli, const sm_cmd *cmd, const cli_opt *opts, cli_opt_fn fn
               int argc, char **argv, char **pos, int maxpos, int *npos, int stop_after,
               char ***rest, int *nrest);
 
+/* The options of `create` (ids 1..99), shared with `shell --new`; ud is an sm_spec. */
+extern const cli_opt cli_create_opts[];
+int cli_create_opt(sm_cli *cli, void *ud, int id, const char *arg);
+
 /* Options given before the verb (sandman -c FILE -p NAME -o json VERB ...). Returns the index
  * of the verb in argv, or -1 after a usage error (reported). */
 int cli_parse_global(sm_cli *cli, int argc, char **argv);

@@ -23,7 +23,7 @@ enum {
     C_ENTRY
 };
 
-static const cli_opt create_opts[] = {
+const cli_opt cli_create_opts[] = {
     {"image", 'i', true, C_IMAGE},     {"cpu", 0, true, C_CPU},
     {"memory-mib", 'm', true, C_MEM},  {"ttl", 0, true, C_TTL},
     {"workdir", 'w', true, C_WORKDIR}, {"env", 'e', true, C_ENV},
@@ -49,7 +49,7 @@ static int add_file(sm_cli *cli, sm_spec *s, const char *arg)
     return 0;
 }
 
-static int create_opt(sm_cli *cli, void *ud, int id, const char *arg)
+int cli_create_opt(sm_cli *cli, void *ud, int id, const char *arg)
 {
     sm_spec *s = ud;
     sm_error err;
@@ -116,8 +116,8 @@ static int cmd_create(sm_cli *cli, int argc, char **argv)
     sm_spec_init(&spec);
     char *pos[1];
     int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("create"), create_opts, create_opt, &spec, argc, argv,
-                       pos, 0, &npos, 0, NULL, NULL);
+    int rc = cli_parse(cli, cli_find_command("create"), cli_create_opts, cli_create_opt, &spec,
+                       argc, argv, pos, 0, &npos, 0, NULL, NULL);
     if (rc != 0) {
         sm_spec_free(&spec);
         return rc < 0 ? CLI_OK : rc;

@@ -76,6 +76,16 @@ cJSON *sm_sandbox_info_to_json(const sm_sandbox_info *i);
 /* Seconds of TTL left at wall time now; -1 without a TTL; 0 once expired or ended. */
 double sm_sandbox_info_ttl_left(const sm_sandbox_info *i, double now);
 
+/* A PTY session held by a sandbox (to re-attach to). */
+typedef struct sm_pty_session_info {
+    char id[64];
+    int pid;
+    bool running;
+    bool attached;
+    long long bytes; /* output produced so far */
+    char command[96];
+} sm_pty_session_info;
+
 typedef struct sm_list_filter {
     const sm_map *labels; /* every label must match (NULL = any) */
     bool all;             /* include ended sandboxes (and, for engines, every container) */
@@ -108,6 +118,9 @@ typedef struct sm_provider_ops {
                     sm_error *err);
     int (*pty_attach)(sm_provider *p, sm_handle *h, const char *session_id, bool takeover,
                       long long since, sm_pty **out, sm_error *err);
+    /* The PTY sessions a sandbox holds (with SM_CAP_PTY_ATTACH). */
+    int (*pty_sessions)(sm_provider *p, sm_handle *h, sm_pty_session_info **out, size_t *n,
+                        sm_error *err);
     int (*endpoint)(sm_provider *p, sm_handle *h, int port, sm_endpoint *out, sm_error *err);
     int (*list)(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, size_t *n,
                 sm_error *err);

@@ -33,6 +33,8 @@ typedef struct sm_pty_ops {
     void (*close)(sm_pty *p);
     /* Bytes of output delivered so far (the `since` offset a re-attach would replay from). */
     long long (*offset)(sm_pty *p);
+    /* Optional: leave the session running and free p (providers that keep sessions). */
+    void (*detach)(sm_pty *p);
 } sm_pty_ops;
 
 struct sm_pty {
@@ -55,6 +57,10 @@ int sm_pty_fd(sm_pty *p);
 long long sm_pty_offset(sm_pty *p);
 /* Idempotent; frees p. */
 void sm_pty_close(sm_pty *p);
+/* Leaves the session running for a later attach (when the provider keeps sessions; otherwise
+ * the same as close) and frees p. */
+void sm_pty_detach(sm_pty *p);
+bool sm_pty_can_detach(const sm_pty *p);
 
 /* Marker protocol. The token is "NGPTY" + 12 hex characters. */
 void sm_pty_marker_token(char token[18]);

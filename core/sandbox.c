@@ -424,6 +424,21 @@ int sm_sandbox_pty_attach(sm_sandbox *s, const char *session_id, bool takeover, 
                                         err);
 }
 
+int sm_sandbox_pty_sessions(sm_sandbox *s, sm_pty_session_info **out, size_t *n, sm_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    int rc = need_handle(s, err);
+    if (rc == SM_OK)
+        rc = need_cap(s, SM_CAP_PTY_ATTACH, "PTY session listing", err);
+    if (rc == SM_OK && !s->provider->ops->pty_sessions)
+        rc = sm_error_set(err, SM_ERR_UNSUPPORTED, SM_FAIL_INVALID_REQUEST,
+                          "provider '%s' does not list PTY sessions", pname(s));
+    if (rc != SM_OK)
+        return rc;
+    return s->provider->ops->pty_sessions(s->provider, s->handle, out, n, err);
+}
+
 int sm_sandbox_stop(sm_sandbox *s, sm_error *err)
 {
     if (s->stopped || !s->handle) {

@@ -40,6 +40,8 @@ int sm_sandbox_endpoint(sm_sandbox *s, int port, sm_endpoint *out, sm_error *err
 int sm_sandbox_pty_open(sm_sandbox *s, const sm_pty_spec *spec, sm_pty **out, sm_error *err);
 int sm_sandbox_pty_attach(sm_sandbox *s, const char *session_id, bool takeover, long long since,
                           sm_pty **out, sm_error *err);
+/* The PTY sessions the sandbox holds; *out is malloc'd (free it). */
+int sm_sandbox_pty_sessions(sm_sandbox *s, sm_pty_session_info **out, size_t *n, sm_error *err);
 /* Ends the sandbox and removes every trace (provider state and journal). Idempotent. */
 int sm_sandbox_stop(sm_sandbox *s, sm_error *err);
 

@@ -79,6 +79,7 @@ typedef struct sm_pty_spec {
     const char *user;
     bool pty;         /* false = pipe mode: no TTY, separate stderr */
     const char *term; /* TERM inside; NULL = xterm-256color */
+    bool keep;        /* the session survives its client (detach instead of ending) */
 } sm_pty_spec;
 
 void sm_pty_spec_init(sm_pty_spec *p);

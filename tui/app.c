@@ -18,9 +18,12 @@
 
 #include "core/util.h"
 #include "tui/tui.h"
+#include "tui/term/term_render.h"
 #include "tui/widgets/draw.h"
 
 #define RENDER_DELAY_MS 12
+#define KEY_PASTE_START (KEY_MAX + 1)
+#define KEY_PASTE_END   (KEY_MAX + 2)
 #define SLOW_REFRESH_S  0.3
 
 /* ---- refresh: list + sample + journal on the work queue ------------------------------ */
@@ -169,6 +172,8 @@ static void cmd_done(uv_work_t *req, int status)
         snprintf(app->output_title, sizeof app->output_title, "%s (exit %d)", j->title, j->rc);
         app->output_scroll = 0;
         app->overlay = OV_OUTPUT;
+        app->status[0] = '\0'; /* the "... ..." of the start is over */
+        app->status_until = 0;
     } else if (j->rc != 0) {
         tui_app_status(app, true, "%s", *err ? err : "command failed");
     } else {
@@ -344,6 +349,13 @@ static void on_render(uv_timer_t *t)
 
 void tui_app_dirty(tui_app *app)
 {
+    app->full = true;
+    if (!uv_is_active((uv_handle_t *)&app->render))
+        uv_timer_start(&app->render, on_render, RENDER_DELAY_MS, 0);
+}
+
+void tui_app_term_dirty(tui_app *app)
+{
     if (!uv_is_active((uv_handle_t *)&app->render))
         uv_timer_start(&app->render, on_render, RENDER_DELAY_MS, 0);
 }
@@ -392,13 +404,22 @@ static void draw_header(tui_app *app)
 
     /* second line: view tabs, then refresh state and filter/sort on the right */
     tui_fill(1, 0, app->cols, tui_attr(TH_NORMAL));
-    char tab[64];
+    char tab[128];
     snprintf(tab, sizeof tab, " 1 Sandboxes (%zu) ", m->nrows);
-    x = tui_put(1, 0, app->cols, tab, tui_attr(app->view != VIEW_EVENTS ? TH_TAB_ACTIVE : TH_TAB),
+    x = tui_put(1, 0, app->cols, tab,
+                tui_attr(app->view != VIEW_EVENTS && app->focus < 0 ? TH_TAB_ACTIVE : TH_TAB),
                 false);
     snprintf(tab, sizeof tab, " 2 Events (%d) ", cJSON_GetArraySize(m->events));
     x += 1 + tui_put(1, x + 1, app->cols - x - 1, tab,
-                     tui_attr(app->view == VIEW_EVENTS ? TH_TAB_ACTIVE : TH_TAB), false);
+                     tui_attr(app->view == VIEW_EVENTS && app->focus < 0 ? TH_TAB_ACTIVE : TH_TAB),
+                     false);
+    for (int i = 0; i < app->npanes && x + 4 < app->cols; i++) {
+        char label[96];
+        tui_pane_tab(app->panes[i], label, sizeof label);
+        snprintf(tab, sizeof tab, " %d %s ", i + 3, label);
+        x += 1 + tui_put(1, x + 1, app->cols - x - 1, tab,
+                         tui_attr(app->focus == i ? TH_TAB_ACTIVE : TH_TAB), false);
+    }
     char right[300] = "";
     size_t r = 0;
     if (m->error[0]) {
@@ -423,8 +444,15 @@ static void draw_header(tui_app *app)
 static void draw_footer(tui_app *app)
 {
     int y = app->rows - 1;
-    if (app->overlay == OV_FILTER || app->overlay == OV_PALETTE) {
+    if (app->overlay == OV_FILTER || app->overlay == OV_PALETTE || app->overlay == OV_SEARCH) {
         tui_prompt_draw(app);
+        return;
+    }
+    if (app->prefix) {
+        tui_put(y, 0, app->cols,
+                "Ctrl-b: 1 list  2 events  3-9 terminals  n/p next/prev  % split  o other side  "
+                "[ scroll  / search  R record  c new  d detach  x close",
+                tui_attr(TH_KEY), true);
         return;
     }
     if (app->status[0]) {
@@ -432,39 +460,72 @@ static void draw_footer(tui_app *app)
                 true);
         return;
     }
-    static const char *hints[][2] = {
-        {"?", "help"}, {"/", "filter"}, {"s", "sort"},    {"space", "mark"}, {"d", "delete"},
-        {"n", "new"},  {"e", "events"}, {":", "command"}, {"q", "quit"},
+    static const char *dash_hints[][2] = {
+        {"?", "help"}, {"/", "filter"},   {"s", "sort"},   {"space", "mark"}, {"d", "delete"},
+        {"n", "new"},  {"t", "terminal"}, {"e", "events"}, {":", "command"},  {"q", "quit"},
     };
+    static const char *term_hints[][2] = {
+        {"Ctrl-b 1", "list"},   {"Ctrl-b [", "scroll"}, {"Ctrl-b /", "search"},
+        {"Ctrl-b %", "split"},  {"Ctrl-b d", "detach"}, {"Ctrl-b x", "close"},
+        {"Ctrl-b R", "record"}, {"Ctrl-b ?", "help"},
+    };
+    bool term = app->focus >= 0;
+    const char *(*hints)[2] = term ? term_hints : dash_hints;
+    size_t n =
+        term ? sizeof term_hints / sizeof term_hints[0] : sizeof dash_hints / sizeof dash_hints[0];
+    int total = 0; /* with two spaces between hints; one when that does not fit (80 columns) */
+    for (size_t i = 0; i < n; i++)
+        total += (int)(strlen(hints[i][0]) + 1 + strlen(hints[i][1])) + (i ? 2 : 0);
+    int gap = total <= app->cols ? 2 : 1;
     tui_fill(y, 0, app->cols, tui_attr(TH_NORMAL));
-    int x = 0;
-    for (size_t i = 0; i < sizeof hints / sizeof hints[0] && x < app->cols; i++) {
+    int x = 0, last = (int)(strlen(hints[n - 1][0]) + 1 + strlen(hints[n - 1][1]));
+    for (size_t i = 0; i < n; i++) {
+        int w = (int)(strlen(hints[i][0]) + 1 + strlen(hints[i][1]));
+        if (x + w > app->cols - (i + 1 < n ? last + gap : 0))
+            continue; /* whole hints only, and room kept for the last one (quit, help) */
         x += tui_put(y, x, app->cols - x, hints[i][0], tui_attr(TH_KEY), false);
         x += 1 + tui_put(y, x + 1, app->cols - x - 1, hints[i][1], tui_attr(TH_DIM), false);
-        x += 2;
+        x += gap;
     }
 }
 
 void tui_app_render(tui_app *app)
 {
     getmaxyx(stdscr, app->rows, app->cols);
+    if (app->rows < 5 || app->cols < 20) {
+        erase();
+        tui_put(0, 0, app->cols, "terminal too small", tui_attr(TH_FAILURE), false);
+        refresh();
+        return;
+    }
+    tui_rect dash;
+    tui_panes_layout(app, &dash);
+    if (!app->full && !app->full_redraw && app->overlay == OV_NONE) {
+        /* only terminal output changed: redraw the dirty rows of the visible panes */
+        tui_panes_draw(app, true);
+        refresh();
+        return;
+    }
+    app->full = false;
     if (app->full_redraw) {
         clearok(curscr, TRUE);
         app->full_redraw = false;
     }
     erase();
-    if (app->rows < 5 || app->cols < 20) {
-        tui_put(0, 0, app->cols, "terminal too small", tui_attr(TH_FAILURE), false);
-        refresh();
-        return;
-    }
     draw_header(app);
-    int top = TUI_HEADER_LINES, height = app->rows - TUI_HEADER_LINES - 1;
-    switch (app->view) {
-    case VIEW_LIST: tui_list_draw(app, top, height); break;
-    case VIEW_DETAIL: tui_detail_draw(app, top, height); break;
-    case VIEW_EVENTS: tui_events_draw(app, top, height); break;
+    if (dash.h > 0) {
+        int cols = app->cols;
+        app->cols = dash.w; /* views lay themselves out in the width they get */
+        switch (app->view) {
+        case VIEW_LIST: tui_list_draw(app, dash.y, dash.h); break;
+        case VIEW_DETAIL: tui_detail_draw(app, dash.y, dash.h); break;
+        case VIEW_EVENTS: tui_events_draw(app, dash.y, dash.h); break;
+        }
+        app->cols = cols;
     }
+    for (int i = 0; i < app->npanes; i++)
+        tui_term_mark_all_dirty(app->panes[i]->term);
+    tui_panes_draw(app, false);
     draw_footer(app);
     switch (app->overlay) {
     case OV_HELP: tui_help_draw(app); break;
@@ -506,9 +567,40 @@ static void handle_mouse(tui_app *app)
         return;
     if (app->overlay != OV_NONE)
         return;
-    if (ev.y == 1) { /* the tab line */
-        app->view = ev.x < 20 ? VIEW_LIST : VIEW_EVENTS;
+    for (int i = 0; i < app->npanes; i++) {
+        tui_rect r = app->panes[i]->rect;
+        if (r.h > 0 && ev.y >= r.y && ev.y < r.y + r.h && ev.x >= r.x && ev.x < r.x + r.w) {
+            tui_panes_mouse(app, ev.y, ev.x, ev.bstate);
+            return;
+        }
+    }
+    if (ev.y == 1) { /* the tab line: find the tab under the pointer */
+        char tab[128];
+        snprintf(tab, sizeof tab, " 1 Sandboxes (%zu) ", app->model.nrows);
+        int x = (int)strlen(tab) + 1;
+        int hit = ev.x < x ? 0 : -1;
+        snprintf(tab, sizeof tab, " 2 Events (%d) ", cJSON_GetArraySize(app->model.events));
+        x += (int)strlen(tab) + 1;
+        if (hit < 0 && ev.x < x)
+            hit = 1;
+        for (int i = 0; hit < 0 && i < app->npanes; i++) {
+            char label[96];
+            tui_pane_tab(app->panes[i], label, sizeof label);
+            snprintf(tab, sizeof tab, " %d %s ", i + 3, label);
+            x += (int)strlen(tab) + 1;
+            if (ev.x < x)
+                hit = i + 2;
+        }
+        if (hit == 0 || hit == 1) {
+            app->focus = -1;
+            app->view = hit == 0 ? VIEW_LIST : VIEW_EVENTS;
+            if (!app->split)
+                app->shown = -1;
+        } else if (hit >= 2) {
+            app->focus = app->shown = hit - 2;
+        }
     } else if (ev.y >= TUI_HEADER_LINES && ev.y < app->rows - 1) {
+        app->focus = -1; /* a click on the dashboard side takes the keyboard there */
         if (app->view == VIEW_LIST) {
             tui_list_click(app, ev.y, TUI_HEADER_LINES);
             if (ev.bstate & BUTTON1_DOUBLE_CLICKED)
@@ -530,8 +622,35 @@ static void handle_key(tui_app *app, wint_t ch, bool is_key)
         handle_mouse(app);
         return;
     }
+    if (is_key && ch == KEY_PASTE_START) {
+        app->pasting = true;
+        app->paste_len = 0;
+        return;
+    }
+    if (is_key && ch == KEY_PASTE_END) {
+        app->pasting = false;
+        if (app->focus >= 0 && app->focus < app->npanes && !app->panes[app->focus]->exited)
+            tui_term_paste(app->panes[app->focus]->term, app->paste ? app->paste : "",
+                           app->paste_len);
+        else if (app->overlay == OV_FILTER || app->overlay == OV_PALETTE)
+            for (size_t i = 0; i < app->paste_len; i++)
+                if ((unsigned char)app->paste[i] >= 32)
+                    tui_prompt_key(app, (unsigned char)app->paste[i], false);
+        return;
+    }
+    if (app->pasting) {
+        char mb[8];
+        int n = is_key ? 0 : wctomb(mb, (wchar_t)ch);
+        if (n > 0) {
+            app->paste = xrealloc(app->paste, app->paste_len + (size_t)n + 1);
+            memcpy(app->paste + app->paste_len, mb, (size_t)n);
+            app->paste_len += (size_t)n;
+        }
+        return;
+    }
     switch (app->overlay) {
     case OV_FILTER:
+    case OV_SEARCH:
     case OV_PALETTE: tui_prompt_key(app, ch, is_key); return;
     case OV_FORM: tui_form_key(app, ch, is_key); return;
     case OV_CONFIRM: tui_confirm_key(app, key); return;
@@ -540,6 +659,32 @@ static void handle_key(tui_app *app, wint_t ch, bool is_key)
         app->overlay = OV_NONE; /* any key closes help */
         return;
     default: break;
+    }
+    if (app->prefix) {
+        app->prefix = false;
+        if (!tui_panes_prefix(app, ch, is_key))
+            tui_app_status(app, true, "Ctrl-b %s: no such command (Ctrl-b ? for help)",
+                           is_key ? keyname((int)ch) : (char[]){(char)(ch < 128 ? ch : '?'), 0});
+        return;
+    }
+    if (!is_key && ch == TUI_PREFIX_KEY) {
+        app->prefix = true;
+        return;
+    }
+    if (app->focus >= 0 && app->focus < app->npanes) {
+        tui_panes_key(app, ch, is_key);
+        return;
+    }
+    if ((key == 't' || key == 'T') && app->view != VIEW_EVENTS) {
+        tui_row *r = tui_model_selected(&app->model);
+        if (r && r->info->status == SM_STATUS_RUNNING && (app->provider->ops->caps & SM_CAP_PTY))
+            tui_panes_open(app, r->info->id, key == 'T');
+        else if (r)
+            tui_app_status(app, true, "%s",
+                           !(app->provider->ops->caps & SM_CAP_PTY)
+                               ? "this provider has no terminals"
+                               : "the sandbox is not running");
+        return;
     }
     if (app->view == VIEW_DETAIL && tui_detail_key(app, key))
         return;
@@ -631,6 +776,12 @@ static int setup_terminal(tui_app *app, sm_error *err)
     }
     app->tier = tui_color_tier_detect(getenv("NO_COLOR"), has_colors(), COLORS);
     tui_theme_apply(&app->theme, app->tier);
+    tui_term_render_init(app->tier);
+    define_key("\033[200~", KEY_PASTE_START);
+    define_key("\033[201~", KEY_PASTE_END);
+    /* bracketed paste from the outer terminal, so pastes reach a program as one paste */
+    if (write(STDOUT_FILENO, "\033[?2004h", 8) < 0) {
+    }
     getmaxyx(stdscr, app->rows, app->cols);
     return SM_OK;
 }
@@ -641,6 +792,7 @@ int tui_run(sm_cli *cli)
     memset(&app, 0, sizeof app);
     app.cli = cli;
     app.interval = 1.0;
+    app.focus = app.shown = app.other = -1;
     const char *iv = getenv("SANDMAN_INTERVAL");
     double d;
     if (iv && sm_parse_double(iv, &d) == 0 && d >= 0.1)
@@ -685,6 +837,9 @@ int tui_run(sm_cli *cli)
     tui_app_render(&app);
     uv_run(app.loop, UV_RUN_DEFAULT);
 
+    tui_panes_shutdown(&app); /* sessions stay in their sandboxes, ready to attach again */
+    if (write(STDOUT_FILENO, "\033[?2004l", 8) < 0) {
+    }
     endwin();
     /* Let work in flight finish before freeing what it uses. */
     uv_timer_stop(&app.tick);
@@ -706,8 +861,9 @@ int tui_run(sm_cli *cli)
     uv_loop_close(app.loop);
     tui_theme_free(&app.theme);
 out:
-    free(app.confirm_ids);
+    tui_confirm_close(&app);
     free(app.output);
+    free(app.paste);
     tui_model_free(&app.model);
     sm_journal_follower_free(app.follower);
     sm_sampler_free(app.sampler);

@@ -11,6 +11,7 @@
 #include "core/journal.h"
 #include "core/sampler.h"
 #include "tui/model.h"
+#include "tui/panes.h"
 #include "tui/theme.h"
 
 typedef enum tui_view { VIEW_LIST, VIEW_DETAIL, VIEW_EVENTS } tui_view;
@@ -23,6 +24,7 @@ typedef enum tui_overlay {
     OV_CONFIRM, /* delete confirmation */
     OV_FORM,    /* create form */
     OV_OUTPUT,  /* output of a palette command */
+    OV_SEARCH,  /* "/" search in a terminal's scrollback */
 } tui_overlay;
 
 #define TUI_FORM_FIELDS 7
@@ -66,8 +68,8 @@ typedef struct tui_app {
     char status[256];
     bool status_error;
     double status_until;
-    /* confirm dialog */
-    const char **confirm_ids;
+    /* confirm dialog: copies of the ids (a refresh frees the model's) */
+    char **confirm_ids;
     size_t confirm_n;
     tui_form form;
     /* output popup */
@@ -77,12 +79,29 @@ typedef struct tui_app {
     /* events view */
     size_t ev_selected, ev_scroll;
     int rows, cols;
+    /* embedded terminals */
+    tui_pane *panes[TUI_MAX_PANES];
+    int npanes;
+    int focus;    /* pane index with the keyboard, -1 = the dashboard view */
+    int shown;    /* pane shown in the terminal area, -1 = none */
+    bool split;   /* the dashboard (or pane `other`) beside the shown pane */
+    int other;    /* left side of the split: -1 = the dashboard view, else a pane */
+    bool prefix;  /* Ctrl-b was pressed */
+    bool pasting; /* inside a bracketed paste from the outer terminal */
+    char *paste;
+    size_t paste_len;
+    bool full; /* the next frame must be drawn whole */
+    tui_color_tier term_tier;
 } tui_app;
+
+#define TUI_PREFIX_KEY 2 /* Ctrl-b */
 
 /* Layout: header lines at the top, one footer line at the bottom. */
 #define TUI_HEADER_LINES 2
 
 void tui_app_dirty(tui_app *app);
+/* Only terminal rows changed: a cheap frame that redraws dirty rows of visible panes. */
+void tui_app_term_dirty(tui_app *app);
 /* Draws one whole frame now (the render timer calls this; benchmarks too). */
 void tui_app_render(tui_app *app);
 void tui_app_status(tui_app *app, bool error, const char *fmt, ...)
@@ -108,6 +127,7 @@ void tui_events_click(tui_app *app, int y, int top);
 /* Overlays. */
 void tui_help_draw(tui_app *app);
 void tui_confirm_open(tui_app *app);
+void tui_confirm_close(tui_app *app);
 void tui_confirm_draw(tui_app *app);
 bool tui_confirm_key(tui_app *app, int key);
 void tui_form_open(tui_app *app);

@@ -660,6 +660,7 @@ const sm_provider_ops sm_local_provider_ops = {
     .close = local_close,
     .pty_open = local_pty_open,
     .pty_attach = local_pty_attach,
+    .pty_sessions = local_pty_sessions,
     .endpoint = local_endpoint,
     .list = local_list,
     .stats = local_stats,

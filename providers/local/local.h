@@ -89,6 +89,8 @@ int local_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pty
                    sm_error *err);
 int local_pty_attach(sm_provider *p, sm_handle *h, const char *session_id, bool takeover,
                      long long since, sm_pty **out, sm_error *err);
+int local_pty_sessions(sm_provider *p, sm_handle *h, sm_pty_session_info **out, size_t *n,
+                       sm_error *err);
 /* Connects to a running sandbox's control socket. */
 int local_ctl_connect(const local_record *r, int *fd, sm_error *err);
 /* The environment for a command: defaults, the spec's env, then extra. Caller frees. */

@@ -458,6 +458,7 @@ static const sm_pty_ops lpty_ops = {
     .fd = lpty_fd,
     .close = lpty_close,
     .offset = lpty_offset,
+    .detach = lpty_detach,
 };
 
 /* Attached sessions detach on close instead of ending. */
@@ -470,6 +471,7 @@ static const sm_pty_ops lpty_attached_ops = {
     .fd = lpty_fd,
     .close = lpty_detach,
     .offset = lpty_offset,
+    .detach = lpty_detach,
 };
 
 static int await_started(lpty *t, sm_error *err)
@@ -536,7 +538,7 @@ int local_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pty
     char **env = local_build_env(&r, spec->env, spec->term ? spec->term : "xterm-256color");
     size_t len;
     char *payload = spawn_payload(&r, spec->command, spec->cwd, spec->user, env, &len);
-    int flags = (spec->command ? 0 : LP_F_LOGIN) | LP_F_PTY;
+    int flags = (spec->command ? 0 : LP_F_LOGIN) | LP_F_PTY | (spec->keep ? LP_F_KEEP : 0);
     if (lp_send(sock, LP_PTY_OPEN, flags, spec->rows, spec->cols, payload, len, NULL, 0) < 0)
         rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PTY_ERROR, "opening a PTY: %s",
                           strerror(errno));
@@ -571,4 +573,49 @@ int local_pty_attach(sm_provider *p, sm_handle *h, const char *session_id, bool 
     lpty *t = lpty_new(sock, &lpty_attached_ops);
     t->offset = since < 0 ? 0 : since;
     return session_started(t, out, err);
+}
+
+int local_pty_sessions(sm_provider *p, sm_handle *h, sm_pty_session_info **out, size_t *n,
+                       sm_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    local_record r;
+    int rc = local_record_running(h->id, &r, err);
+    if (rc != SM_OK)
+        return rc;
+    int sock = -1;
+    rc = local_ctl_connect(&r, &sock, err);
+    local_record_free(&r);
+    if (rc != SM_OK)
+        return rc;
+    struct lp_frame f;
+    if (lp_send(sock, LP_SESSIONS, 0, 0, 0, NULL, 0, NULL, 0) < 0 || lp_recv(sock, &f) != 0) {
+        close(sock);
+        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_SANDBOX_ERROR,
+                            "listing the PTY sessions of %s failed", h->id);
+    }
+    close(sock);
+    size_t cap = 0;
+    char *save = NULL;
+    for (char *line = f.payload ? strtok_r(f.payload, "\n", &save) : NULL; line;
+         line = strtok_r(NULL, "\n", &save)) {
+        sm_pty_session_info s;
+        memset(&s, 0, sizeof s);
+        char state[16], holder[16];
+        int used = 0;
+        if (sscanf(line, "%63s %d %15s %15s %lld %n", s.id, &s.pid, state, holder, &s.bytes,
+                   &used) < 5)
+            continue;
+        s.running = !strcmp(state, "running");
+        s.attached = !strcmp(holder, "attached");
+        snprintf(s.command, sizeof s.command, "%s", line + used);
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            *out = xrealloc(*out, cap * sizeof **out);
+        }
+        (*out)[(*n)++] = s;
+    }
+    lp_frame_free(&f);
+    return SM_OK;
 }

@@ -37,7 +37,7 @@ void tui_help_draw(tui_app *app)
     };
     int n = (int)(sizeof lines / sizeof lines[0]);
     int y, x, h, w;
-    centered(app, n + 4, 70, &y, &x, &h, &w);
+    centered(app, n + 4, 76, &y, &x, &h, &w);
     tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), "keys");
     for (int i = 0; i < n && i < h - 3; i++) {
         const char *k = lines[i][0];
@@ -53,10 +53,25 @@ void tui_help_draw(tui_app *app)
 
 void tui_confirm_open(tui_app *app)
 {
-    free(app->confirm_ids);
-    app->confirm_n = tui_model_targets(&app->model, &app->confirm_ids);
-    if (app->confirm_n)
+    tui_confirm_close(app);
+    const char **ids;
+    size_t n = tui_model_targets(&app->model, &ids);
+    app->confirm_ids = xcalloc(n ? n : 1, sizeof *app->confirm_ids);
+    for (size_t i = 0; i < n; i++)
+        app->confirm_ids[i] = xstrdup(ids[i]);
+    free(ids);
+    app->confirm_n = n;
+    if (n)
         app->overlay = OV_CONFIRM;
+}
+
+void tui_confirm_close(tui_app *app)
+{
+    for (size_t i = 0; i < app->confirm_n; i++)
+        free(app->confirm_ids[i]);
+    free(app->confirm_ids);
+    app->confirm_ids = NULL;
+    app->confirm_n = 0;
 }
 
 void tui_confirm_draw(tui_app *app)
@@ -82,7 +97,7 @@ bool tui_confirm_key(tui_app *app, int key)
         char **argv = xcalloc(app->confirm_n + 2, sizeof *argv);
         argv[0] = "rm";
         for (size_t i = 0; i < app->confirm_n; i++)
-            argv[i + 1] = (char *)app->confirm_ids[i];
+            argv[i + 1] = app->confirm_ids[i];
         char title[64];
         snprintf(title, sizeof title, "deleting %zu sandbox%s", app->confirm_n,
                  app->confirm_n == 1 ? "" : "es");
@@ -93,9 +108,7 @@ bool tui_confirm_key(tui_app *app, int key)
     }
     if (key == 'y' || key == 'Y' || key == 'n' || key == 'N' || key == 27 || key == 'q') {
         app->overlay = OV_NONE;
-        free(app->confirm_ids);
-        app->confirm_ids = NULL;
-        app->confirm_n = 0;
+        tui_confirm_close(app);
     }
     return true;
 }
@@ -249,7 +262,7 @@ void tui_prompt_open(tui_app *app, tui_overlay which)
 void tui_prompt_draw(tui_app *app)
 {
     int y = app->rows - 1;
-    const char *lead = app->overlay == OV_FILTER ? "/" : ":";
+    const char *lead = app->overlay == OV_PALETTE ? ":" : "/";
     tui_fill(y, 0, app->cols, tui_attr(TH_INPUT));
     tui_put(y, 0, 1, lead, tui_attr(TH_KEY), false);
     int used = tui_put(y, 1, app->cols - 2, app->input, tui_attr(TH_INPUT), false);
@@ -281,8 +294,11 @@ bool tui_prompt_key(tui_app *app, wint_t ch, bool is_key)
         return true;
     }
     if ((!is_key && (ch == '\r' || ch == '\n')) || (is_key && ch == KEY_ENTER)) {
+        bool search = app->overlay == OV_SEARCH;
         prompt_close(app);
-        if (filter) {
+        if (search) {
+            tui_panes_search(app, app->input);
+        } else if (filter) {
             apply_filter(app);
         } else if (app->input_len) {
             if (app->nhistory < 16) {

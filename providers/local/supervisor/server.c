@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "providers/local/proto.h"
@@ -54,6 +55,7 @@ struct proc {
     char *in;        /* input waiting for the terminal */
     size_t in_len;
     char cmd[96];
+    double exited_at; /* monotonic seconds */
 };
 
 struct conn {
@@ -65,9 +67,19 @@ struct conn {
     int dead;
 };
 
+#define EXITED_KEEP_S 600 /* an ended, detached session stays readable this long */
+#define EXITED_MAX    16  /* and at most this many of them */
+
 static struct conn conns[MAX_CONNS];
 static struct proc procs[MAX_PROCS];
 static const struct launch *g_launch;
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 /* ---- output to clients ------------------------------------------------------------------ */
 
@@ -671,6 +683,7 @@ static void reap(void)
             continue; /* an orphan: PID 1 reaps it and moves on */
         p->exited = 1;
         p->status = status;
+        p->exited_at = mono_now();
         if (p->kind == PK_ENTRY) {
             _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
         } else if (p->kind == PK_EXEC) {
@@ -684,6 +697,33 @@ static void reap(void)
             if (!p->owner && !p->keep)
                 proc_free(p);
         }
+    }
+}
+
+/* Forgets ended sessions nobody holds once they are old, or too many. */
+static void sweep_exited(void)
+{
+    double now = mono_now();
+    int count = 0;
+    for (int i = 0; i < MAX_PROCS; i++) {
+        struct proc *p = &procs[i];
+        if (!p->used || p->kind != PK_PTY || !p->exited || p->owner)
+            continue;
+        if (now - p->exited_at > EXITED_KEEP_S)
+            proc_free(p);
+        else
+            count++;
+    }
+    while (count-- > EXITED_MAX) {
+        struct proc *oldest = NULL;
+        for (int i = 0; i < MAX_PROCS; i++) {
+            struct proc *p = &procs[i];
+            if (p->used && p->kind == PK_PTY && p->exited && !p->owner &&
+                (!oldest || p->exited_at < oldest->exited_at))
+                oldest = p;
+        }
+        if (oldest)
+            proc_free(oldest);
     }
 }
 
@@ -754,7 +794,7 @@ void server_run(int listen_fd, const struct launch *l)
             pfd[n] = (struct pollfd){.fd = p->master, .events = ev};
             who[n++] = p;
         }
-        int r = poll(pfd, (nfds_t)n, -1);
+        int r = poll(pfd, (nfds_t)n, 30000);
         if (r < 0 && errno != EINTR)
             _exit(255);
         if (pfd[0].revents) {
@@ -818,5 +858,6 @@ void server_run(int listen_fd, const struct launch *l)
             if (conns[i].dead)
                 conn_close(&conns[i]);
         }
+        sweep_exited();
     }
 }

@@ -1,0 +1,375 @@
+/* `sandman shell`: bridges the user's own terminal to a PTY session in a sandbox (seed §3.8):
+ * raw mode (always restored), SIGWINCH resizes the session, stdin EOF sends Ctrl-D, and the
+ * exit status is the shell's (130 on SIGINT, 2 without a terminal). --new creates a sandbox
+ * for the shell and removes it afterwards; --attach re-attaches to a kept session, replaying
+ * its retained output; --record writes an asciicast file. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "core/cast.h"
+#include "core/util.h"
+
+enum { S_NEW = 100, S_RECORD, S_ATTACH, S_LIST, S_KEEP, S_USER, S_CMD };
+
+static const cli_opt shell_opts[] = {
+    {"new", 0, false, S_NEW},
+    {"record", 0, true, S_RECORD},
+    {"attach", 'a', true, S_ATTACH},
+    {"list", 0, false, S_LIST},
+    {"keep", 0, false, S_KEEP},
+    {"user", 'u', true, S_USER},
+    {"command", 0, true, S_CMD},
+    /* create's options, for --new (env and workdir also shape an existing sandbox's shell) */
+    {"image", 'i', true, 1},
+    {"cpu", 0, true, 2},
+    {"memory-mib", 'm', true, 3},
+    {"ttl", 0, true, 4},
+    {"workdir", 'w', true, 5},
+    {"env", 'e', true, 6},
+    {"file", 'f', true, 7},
+    {"label", 'l', true, 8},
+    {"port", 0, true, 9},
+    {"ready-timeout", 0, true, 10},
+    {NULL, 0, false, 0},
+};
+
+typedef struct shell_args {
+    sm_spec spec;
+    bool is_new, list, keep;
+    char *record, *attach, *user, *command;
+} shell_args;
+
+static int shell_opt(sm_cli *cli, void *ud, int id, const char *arg)
+{
+    shell_args *a = ud;
+    switch (id) {
+    case S_NEW: a->is_new = true; return 0;
+    case S_LIST: a->list = true; return 0;
+    case S_KEEP: a->keep = true; return 0;
+    case S_RECORD:
+        free(a->record);
+        a->record = xstrdup(arg);
+        return 0;
+    case S_ATTACH:
+        free(a->attach);
+        a->attach = xstrdup(arg);
+        return 0;
+    case S_USER:
+        free(a->user);
+        a->user = xstrdup(arg);
+        return 0;
+    case S_CMD:
+        free(a->command);
+        a->command = xstrdup(arg);
+        return 0;
+    default: return cli_create_opt(cli, &a->spec, id, arg);
+    }
+}
+
+/* ---- the terminal bridge ------------------------------------------------------------------ */
+
+static struct termios saved;
+static bool raw_on;
+static int sig_pipe[2] = {-1, -1};
+
+static void restore_terminal(void)
+{
+    if (raw_on) {
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+        raw_on = false;
+    }
+}
+
+static void on_signal(int sig)
+{
+    unsigned char s = (unsigned char)sig;
+    if (write(sig_pipe[1], &s, 1) < 0) {
+    }
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && (errno == EINTR || errno == EAGAIN)) {
+            struct pollfd pf = {.fd = fd, .events = POLLOUT};
+            poll(&pf, 1, 100);
+            continue;
+        }
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void term_size(int *rows, int *cols)
+{
+    struct winsize ws;
+    *rows = 24;
+    *cols = 80;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+        *rows = ws.ws_row;
+        *cols = ws.ws_col;
+    }
+}
+
+/* Pumps bytes both ways until the session ends. Returns the exit status to use. */
+static int bridge(sm_cli *cli, sm_pty *t, sm_cast *cast)
+{
+    if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+        return cli_error(cli, CLI_FAIL, "pipe: %s", strerror(errno));
+    struct sigaction sa = {.sa_handler = on_signal}, old_winch, old_int, old_term, old_hup;
+    sigaction(SIGWINCH, &sa, &old_winch);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    tcgetattr(STDIN_FILENO, &saved);
+    struct termios raw = saved;
+    cfmakeraw(&raw);
+    tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+    raw_on = true;
+    atexit(restore_terminal);
+
+    int status = -1;
+    bool stdin_open = true;
+    char buf[65536];
+    for (;;) {
+        struct pollfd pf[3] = {{.fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN},
+                               {.fd = sm_pty_fd(t), .events = POLLIN},
+                               {.fd = sig_pipe[0], .events = POLLIN}};
+        if (poll(pf, 3, -1) < 0 && errno != EINTR)
+            break;
+        if (pf[2].revents) {
+            unsigned char s;
+            while (read(sig_pipe[0], &s, 1) == 1) {
+                if (s == SIGWINCH) {
+                    int rows, cols;
+                    term_size(&rows, &cols);
+                    sm_pty_resize(t, rows, cols, NULL);
+                    sm_cast_resize(cast, cols, rows);
+                } else {
+                    status = s == SIGINT ? 130 : 128 + s;
+                }
+            }
+            if (status >= 0)
+                break;
+        }
+        if (pf[0].revents & (POLLIN | POLLHUP)) {
+            ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+            if (n > 0) {
+                if (sm_pty_write(t, buf, (size_t)n, NULL) != SM_OK)
+                    stdin_open = false;
+            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                /* stdin ended: the shell gets Ctrl-D, then we wait for it to exit */
+                sm_pty_write(t, "\x04", 1, NULL);
+                stdin_open = false;
+            }
+        }
+        if (pf[1].revents) {
+            bool eof = false;
+            for (;;) {
+                size_t got = 0;
+                sm_error err;
+                sm_error_clear(&err);
+                int rc = sm_pty_read(t, buf, sizeof buf, 0, &got, &err);
+                if (rc == SM_ERR_TIMEOUT)
+                    break;
+                if (rc != SM_OK) {
+                    restore_terminal();
+                    status = cli_error(cli, CLI_RUNTIME, "shell: %s", err.msg);
+                    goto out;
+                }
+                if (got == 0) {
+                    eof = true;
+                    break;
+                }
+                write_all(STDOUT_FILENO, buf, got);
+                sm_cast_output(cast, buf, got);
+            }
+            if (eof) {
+                int code = 0;
+                sm_error err;
+                sm_error_clear(&err);
+                if (sm_pty_wait_exit(t, 5, &code, &err) == SM_OK)
+                    status = code;
+                else
+                    status = cli_error(cli, CLI_RUNTIME, "shell: %s", err.msg);
+                break;
+            }
+        }
+    }
+out:
+    restore_terminal();
+    sigaction(SIGWINCH, &old_winch, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    close(sig_pipe[0]);
+    close(sig_pipe[1]);
+    return status < 0 ? CLI_FAIL : status;
+}
+
+static int list_sessions(sm_cli *cli, sm_sandbox *s)
+{
+    sm_pty_session_info *list = NULL;
+    size_t n = 0;
+    sm_error err;
+    sm_error_clear(&err);
+    if (sm_sandbox_pty_sessions(s, &list, &n, &err) != SM_OK)
+        return cli_fail(cli, &err);
+    cJSON *arr = cJSON_CreateArray();
+    if (!cli->json)
+        fprintf(cli->out, "%-14s  %-7s  %-8s  %-8s  %10s  %s\n", "SESSION", "PID", "STATE",
+                "CLIENT", "OUTPUT", "COMMAND");
+    for (size_t i = 0; i < n; i++) {
+        if (cli->json) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "session_id", list[i].id);
+            cJSON_AddNumberToObject(o, "pid", list[i].pid);
+            cJSON_AddBoolToObject(o, "running", list[i].running);
+            cJSON_AddBoolToObject(o, "attached", list[i].attached);
+            cJSON_AddNumberToObject(o, "bytes", (double)list[i].bytes);
+            cJSON_AddStringToObject(o, "command", list[i].command);
+            cJSON_AddItemToArray(arr, o);
+        } else {
+            char bytes[24];
+            sm_format_bytes((double)list[i].bytes, bytes, sizeof bytes);
+            fprintf(cli->out, "%-14s  %-7d  %-8s  %-8s  %10s  %s\n", list[i].id, list[i].pid,
+                    list[i].running ? "running" : "exited",
+                    list[i].attached ? "attached" : "detached", bytes, list[i].command);
+        }
+    }
+    if (cli->json)
+        cli_print_json(cli, arr);
+    else
+        cJSON_Delete(arr);
+    free(list);
+    return CLI_OK;
+}
+
+static int cmd_shell(sm_cli *cli, int argc, char **argv)
+{
+    shell_args a;
+    memset(&a, 0, sizeof a);
+    sm_spec_init(&a.spec);
+    char *pos[1];
+    int npos, status = CLI_OK;
+    sm_sandbox *s = NULL;
+    bool created = false;
+    int rc = cli_parse(cli, cli_find_command("shell"), shell_opts, shell_opt, &a, argc, argv, pos,
+                       1, &npos, 0, NULL, NULL);
+    if (rc != 0) {
+        status = rc < 0 ? CLI_OK : rc;
+        goto done;
+    }
+    if (a.is_new == (npos == 1)) {
+        status = cli_usage(cli, a.is_new ? "give either an id or --new, not both"
+                                         : "missing sandbox id (or --new to create one)");
+        goto done;
+    }
+    if (!a.list && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+        status = cli_error(cli, CLI_USAGE,
+                           "shell needs a terminal: stdin and stdout must be TTYs (use "
+                           "'sandman exec' from scripts)");
+        goto done;
+    }
+    sm_error err;
+    sm_error_clear(&err);
+    if (a.is_new) {
+        sm_provider *p = cli_provider(cli, &status);
+        if (!p)
+            goto done;
+        if (a.spec.ttl_s < 0)
+            a.spec.ttl_s = 1800; /* as NeMo Gym's shell: a forgotten one ends by itself */
+        sm_map_set(&a.spec.metadata, "purpose", "interactive-shell");
+        s = sm_sandbox_new(p, false);
+        if (sm_sandbox_start(s, &a.spec, &err) != SM_OK) {
+            status = cli_fail(cli, &err);
+            goto done;
+        }
+        created = true;
+    } else if (!(s = cli_open_sandbox(cli, pos[0], &status))) {
+        goto done;
+    }
+    if (a.list) {
+        status = list_sessions(cli, s);
+        goto done;
+    }
+    int rows, cols;
+    term_size(&rows, &cols);
+    sm_pty *t = NULL;
+    if (a.attach) {
+        rc = sm_sandbox_pty_attach(s, a.attach, true, 0, &t, &err);
+    } else {
+        sm_pty_spec ps;
+        sm_pty_spec_init(&ps);
+        ps.rows = rows;
+        ps.cols = cols;
+        ps.command = a.command;
+        ps.user = a.user;
+        ps.env = &a.spec.env;
+        ps.cwd = a.spec.workdir;
+        ps.keep = a.keep;
+        ps.term = getenv("TERM");
+        rc = sm_sandbox_pty_open(s, &ps, &t, &err);
+    }
+    if (rc != SM_OK) {
+        status = err.code == SM_ERR_UNSUPPORTED
+                     ? cli_error(cli, CLI_FAIL, "provider does not support interactive PTY")
+                     : cli_fail(cli, &err);
+        goto done;
+    }
+    if (a.attach) /* the program may need to redraw for the new client's size */
+        sm_pty_resize(t, rows, cols, NULL);
+    sm_cast cast;
+    memset(&cast, 0, sizeof cast);
+    if (a.record && sm_cast_open(&cast, a.record, cols, rows, sm_sandbox_id(s), getenv("TERM"),
+                                 &err) != SM_OK) {
+        sm_pty_close(t);
+        status = cli_fail(cli, &err);
+        goto done;
+    }
+    status = bridge(cli, t, &cast);
+    sm_cast_close(&cast);
+    if (a.keep || a.attach)
+        sm_pty_detach(t); /* a kept or attached session stays unless it ended */
+    else
+        sm_pty_close(t);
+done:
+    if (created) {
+        sm_error ignore;
+        sm_error_clear(&ignore);
+        sm_sandbox_stop(s, &ignore);
+    }
+    sm_sandbox_free(s);
+    sm_spec_free(&a.spec);
+    free(a.record);
+    free(a.attach);
+    free(a.user);
+    free(a.command);
+    return status;
+}
+
+const sm_cmd sm_cmd_shell = {
+    "shell", "ID | --new [create options]  [--record FILE] [--attach SESSION] [--keep] [--list]",
+    "an interactive shell in a sandbox, in your own terminal",
+    "      --new            create a sandbox for the shell and remove it afterwards\n"
+    "      --record FILE    record the session as an asciicast v2 file\n"
+    "  -a, --attach SESSION re-attach to a kept session (replays its recent output)\n"
+    "      --keep           keep the session running if this client goes away\n"
+    "      --list           list the sandbox's PTY sessions\n"
+    "  -u, --user USER      run the shell as USER\n"
+    "      --command CMD    run CMD instead of the shell\n"
+    "  -w, --workdir DIR    start in DIR;  -e K=V  environment (repeatable)\n",
+    cmd_shell};
