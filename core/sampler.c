@@ -2,6 +2,7 @@
 #include "core/sampler.h"
 
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "core/strtab.h"
 #include "core/util.h"
@@ -18,6 +19,13 @@ static void free_handle(void *v, void *ud)
 
 sm_sampler *sm_sampler_new(sm_provider *p)
 {
+    /* Providers may keep a few descriptors open per sandbox between ticks (the local one
+     * re-reads its cgroup files with pread): allow as many as the hard limit does. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     sm_sampler *s = xcalloc(1, sizeof *s);
     s->p = p;
     sm_strtab_init(&s->handles, free_handle, p);

@@ -102,7 +102,8 @@ typedef struct tui_app {
 void tui_app_dirty(tui_app *app);
 /* Only terminal rows changed: a cheap frame that redraws dirty rows of visible panes. */
 void tui_app_term_dirty(tui_app *app);
-/* Draws one whole frame now (the render timer calls this; benchmarks too). */
+/* Draws a frame now (the render timer calls this; benchmarks too): the whole screen when
+ * app->full or app->full_redraw is set, else only the dirty rows of the visible terminals. */
 void tui_app_render(tui_app *app);
 void tui_app_status(tui_app *app, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -281,6 +281,24 @@ static void draw_pane(tui_app *app, tui_pane *p, bool only_dirty)
             tui_attr(p->scroll ? TH_SELECTED : (p->exit_code ? TH_FAILURE : TH_OK)), true);
 }
 
+/* DECSCUSR to the outer terminal when the focused program asked for another cursor shape
+ * (curses does not manage shapes): 0 = the terminal's default. */
+static void set_cursor_shape(int shape)
+{
+    static int current = 0;
+    if (shape == current)
+        return;
+    current = shape;
+    int ps = shape == VTERM_PROP_CURSORSHAPE_BLOCK       ? 2
+             : shape == VTERM_PROP_CURSORSHAPE_UNDERLINE ? 4
+             : shape == VTERM_PROP_CURSORSHAPE_BAR_LEFT  ? 6
+                                                         : 0;
+    char seq[16];
+    int n = snprintf(seq, sizeof seq, "\033[%d q", ps);
+    if (write(STDOUT_FILENO, seq, (size_t)n) < 0) {
+    }
+}
+
 void tui_panes_draw(tui_app *app, bool only_dirty)
 {
     for (int i = 0; i < app->npanes; i++)
@@ -291,17 +309,20 @@ void tui_panes_draw(tui_app *app, bool only_dirty)
         mvvline(r.y, r.x - 1, ACS_VLINE, r.h);
         attroff(tui_attr(TH_BORDER));
     }
-    /* the hardware cursor sits where the focused program's cursor is */
+    /* the hardware cursor sits where the focused program's cursor is, in its shape */
     tui_pane *f = app->focus >= 0 && app->focus < app->npanes ? app->panes[app->focus] : NULL;
-    int row, col, shape;
+    int row, col, shape = 0;
     bool visible;
     if (f && f->rect.h > 0 && !f->scroll && !f->exited && app->overlay == OV_NONE) {
         tui_term_cursor(f->term, &row, &col, &visible, &shape);
+        set_cursor_shape(shape);
         if (visible && row < f->rect.h && col < f->rect.w) {
             curs_set(1);
             move(f->rect.y + row, f->rect.x + col);
             return;
         }
+    } else {
+        set_cursor_shape(0);
     }
     if (app->overlay != OV_FILTER && app->overlay != OV_PALETTE && app->overlay != OV_SEARCH)
         curs_set(0);

@@ -25,21 +25,25 @@ static int read_at(const char *dir, const char *file, char *buf, size_t len)
     return (int)n;
 }
 
+long long cgfs_key_in(const char *text, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *line = text; line && *line;) {
+        if (!strncmp(line, key, kl) && line[kl] == ' ')
+            return strtoll(line + kl + 1, NULL, 10);
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+    return -1;
+}
+
 long long cgfs_read_key(const char *dir, const char *file, const char *key)
 {
     char buf[8192];
     if (!dir || read_at(dir, file, buf, sizeof buf) < 0)
         return -1;
-    size_t kl = strlen(key);
-    for (char *line = buf; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        if (!strncmp(line, key, kl) && line[kl] == ' ')
-            return strtoll(line + kl + 1, NULL, 10);
-        line = nl ? nl + 1 : NULL;
-    }
-    return -1;
+    return cgfs_key_in(buf, key);
 }
 
 long long cgfs_read_num(const char *dir, const char *file)

@@ -3,6 +3,8 @@
 #ifndef SM_LOCAL_CGFS_H
 #define SM_LOCAL_CGFS_H
 
+/* Finds `key N` in the text of a flat-keyed file; -1 when the key is missing. */
+long long cgfs_key_in(const char *text, const char *key);
 /* Reads `key N` from a flat-keyed file (memory.events, memory.oom_control, pids.events,
  * cpu.stat, memory.stat). Returns N, or -1 when the file or key is missing. */
 long long cgfs_read_key(const char *dir, const char *file, const char *key);

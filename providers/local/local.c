@@ -512,8 +512,10 @@ static int local_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info *
 /* What stats keeps in a handle between ticks: paths and limits do not change. */
 typedef struct local_cache {
     local_cgroups cg;
+    local_cg_files files;
     pid_t init_pid;
     bool ended;
+    bool no_net; /* network none: /proc/PID/net/dev only has lo, which is not counted */
     bool have_limits;
     double cpu_limit;
     long long mem_limit, pids_limit;
@@ -523,6 +525,7 @@ static void local_handle_free(sm_provider *p, sm_handle *h)
 {
     local_cache *c = h->raw;
     if (c) {
+        local_cg_files_close(&c->files);
         local_cg_free(&c->cg);
         free(c);
     }
@@ -564,6 +567,8 @@ static int local_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *err
         memset(&r.cg, 0, sizeof r.cg);
         c->init_pid = local_record_init_alive(&r) ? r.init_pid : 0;
         c->ended = r.ended;
+        const char *net = sm_json_str(r.spec, "network");
+        c->no_net = !net || strcmp(net, "host") != 0;
         local_record_free(&r);
         h->raw = c;
     }
@@ -571,7 +576,7 @@ static int local_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *err
     s->wall = sm_now_wall();
     if (c->ended)
         return SM_OK;
-    local_cg_stats(&c->cg, s, !c->have_limits);
+    local_cg_stats(&c->cg, &c->files, s, !c->have_limits);
     if (!c->have_limits) {
         c->have_limits = true;
         c->cpu_limit = s->cpu_limit;
@@ -582,7 +587,9 @@ static int local_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *err
         s->mem_limit = c->mem_limit;
         s->pids_limit = c->pids_limit;
     }
-    if (c->init_pid > 0)
+    if (c->no_net)
+        s->net_rx_bytes = s->net_tx_bytes = 0;
+    else if (c->init_pid > 0)
         read_net(c->init_pid, s);
     return SM_OK;
 }

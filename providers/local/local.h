@@ -76,9 +76,27 @@ void local_cg_create(const local_provider *lp, const char *id, const sm_resource
                      local_cgroups *out, char **note);
 void local_cg_remove(const local_cgroups *cg);
 void local_cg_free(local_cgroups *cg);
-/* Reads the counters; the limits (cpu quota, memory and pids maximum) only when read_limits,
- * since they do not change after create. */
-void local_cg_stats(const local_cgroups *cg, sm_sample *s, bool read_limits);
+/* The counter files of one sandbox kept open between samples and re-read with pread (the
+ * sampler reads them every tick; walking the cgroup paths each time costs more than reading). */
+enum {
+    CGF_CPUACCT,
+    CGF_CPU_STAT,
+    CGF_MEM_USAGE,
+    CGF_MEM_STAT,
+    CGF_MEM_EVENTS,
+    CGF_PIDS,
+    CGF_PIDS_EVENTS,
+    CGF_IO,
+    CGF__COUNT
+};
+typedef struct local_cg_files {
+    int fd[CGF__COUNT]; /* 0 = not opened yet, -1 = read by path */
+} local_cg_files;
+void local_cg_files_close(local_cg_files *f);
+
+/* Reads the counters (through f when given); the limits (cpu quota, memory and pids maximum)
+ * only when read_limits, since they do not change after create. */
+void local_cg_stats(const local_cgroups *cg, local_cg_files *f, sm_sample *s, bool read_limits);
 /* The OOM-kill and pids-limit counters, for attributing one command's failure. */
 void local_cg_counters(const local_cgroups *cg, long long *oom, long long *pids_events);
 long long local_cg_memory_limit(const local_cgroups *cg);

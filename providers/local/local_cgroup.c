@@ -2,6 +2,7 @@
  * per sandbox under the cgroup sandman itself runs in (never outside that subtree), writes
  * cpu/memory/pids limits, and reads the counters behind stats and failure attribution. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,42 +263,6 @@ void local_cg_free(local_cgroups *cg)
     memset(cg, 0, sizeof *cg);
 }
 
-static void io_v1(const char *dir, long long *rd, long long *wr)
-{
-    char *path = xasprintf("%s/blkio.throttle.io_service_bytes_recursive", dir), *text;
-    if (sm_read_file(path, &text, NULL) == 0) {
-        *rd = *wr = 0;
-        for (char *line = text; line && *line;) {
-            char dev[64], op[16];
-            long long v;
-            if (sscanf(line, "%63s %15s %lld", dev, op, &v) == 3) {
-                if (!strcmp(op, "Read"))
-                    *rd += v;
-                else if (!strcmp(op, "Write"))
-                    *wr += v;
-            }
-            line = strchr(line, '\n');
-            line = line ? line + 1 : NULL;
-        }
-        free(text);
-    }
-    free(path);
-}
-
-static void io_v2(const char *dir, long long *rd, long long *wr)
-{
-    char *path = xasprintf("%s/io.stat", dir), *text;
-    if (sm_read_file(path, &text, NULL) == 0) {
-        *rd = *wr = 0;
-        for (char *p = text; (p = strstr(p, "rbytes=")) != NULL; p += 7)
-            *rd += strtoll(p + 7, NULL, 10);
-        for (char *p = text; (p = strstr(p, "wbytes=")) != NULL; p += 7)
-            *wr += strtoll(p + 7, NULL, 10);
-        free(text);
-    }
-    free(path);
-}
-
 long long local_cg_memory_limit(const local_cgroups *cg)
 {
     long long lim = cg->version == 2 ? cgfs_read_num(cg->dir[CG_UNIFIED], "memory.max")
@@ -316,64 +281,162 @@ void local_cg_counters(const local_cgroups *cg, long long *oom, long long *pids_
     }
 }
 
-void local_cg_stats(const local_cgroups *cg, sm_sample *s, bool read_limits)
+static const struct {
+    int ctrl;
+    const char *name;
+} v1_files[CGF__COUNT] =
+    {
+        [CGF_CPUACCT] = {CG_CPUACCT, "cpuacct.usage"},
+        [CGF_CPU_STAT] = {CG_CPU, "cpu.stat"},
+        [CGF_MEM_USAGE] = {CG_MEMORY, "memory.usage_in_bytes"},
+        [CGF_MEM_STAT] = {CG_MEMORY, "memory.stat"},
+        [CGF_MEM_EVENTS] = {CG_MEMORY, "memory.oom_control"},
+        [CGF_PIDS] = {CG_PIDS, "pids.current"},
+        [CGF_PIDS_EVENTS] = {CG_PIDS, "pids.events"},
+        [CGF_IO] = {CG_BLKIO, "blkio.throttle.io_service_bytes_recursive"},
+},
+  v2_files[CGF__COUNT] = {
+      [CGF_CPUACCT] = {CG_UNIFIED, NULL},
+      [CGF_CPU_STAT] = {CG_UNIFIED, "cpu.stat"},
+      [CGF_MEM_USAGE] = {CG_UNIFIED, "memory.current"},
+      [CGF_MEM_STAT] = {CG_UNIFIED, "memory.stat"},
+      [CGF_MEM_EVENTS] = {CG_UNIFIED, "memory.events"},
+      [CGF_PIDS] = {CG_UNIFIED, "pids.current"},
+      [CGF_PIDS_EVENTS] = {CG_UNIFIED, "pids.events"},
+      [CGF_IO] = {CG_UNIFIED, "io.stat"},
+};
+
+void local_cg_files_close(local_cg_files *f)
 {
-    local_cg_counters(cg, &s->oom_kills, &s->pids_events);
-    if (read_limits)
-        s->mem_limit = local_cg_memory_limit(cg);
+    for (int i = 0; i < CGF__COUNT; i++)
+        if (f->fd[i] > 0)
+            close(f->fd[i]);
+    memset(f, 0, sizeof *f);
+}
+
+/* Reads one counter file into buf: through a kept descriptor when f is given, else by path.
+ * Returns false when the file does not exist here. */
+static bool read_counter(const local_cgroups *cg, local_cg_files *f, int which, char *buf,
+                         size_t len)
+{
+    const char *name = (cg->version == 2 ? v2_files : v1_files)[which].name;
+    const char *dir = cg->dir[(cg->version == 2 ? v2_files : v1_files)[which].ctrl];
+    buf[0] = '\0';
+    if (!name || !dir)
+        return false;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (f && f->fd[which] == 0) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        f->fd[which] = fd >= 0 ? fd : -1; /* out of descriptors: read by path from now on */
+        if (fd < 0 && errno == ENOENT)
+            return false;
+    }
+    ssize_t n;
+    if (f && f->fd[which] > 0) {
+        n = pread(f->fd[which], buf, len - 1, 0);
+    } else {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return false;
+        n = read(fd, buf, len - 1);
+        close(fd);
+    }
+    if (n < 0)
+        return false;
+    buf[n] = '\0';
+    return true;
+}
+
+static long long num_in(const char *buf)
+{
+    if (!buf[0])
+        return -1;
+    if (!strncmp(buf, "max", 3))
+        return -2;
+    char *end;
+    long long v = strtoll(buf, &end, 10);
+    return end == buf ? -1 : v;
+}
+
+static void read_limits_into(const local_cgroups *cg, sm_sample *s)
+{
+    s->mem_limit = local_cg_memory_limit(cg);
     if (cg->version == 2) {
         const char *d = cg->dir[CG_UNIFIED];
-        long long us = cgfs_read_key(d, "cpu.stat", "usage_usec");
-        s->cpu_time_s = us >= 0 ? (double)us / 1e6 : -1;
-        s->nr_throttled = cgfs_read_key(d, "cpu.stat", "nr_throttled");
-        long long tu = cgfs_read_key(d, "cpu.stat", "throttled_usec");
-        s->throttled_s = tu >= 0 ? (double)tu / 1e6 : -1;
-        s->mem_usage = cgfs_read_num(d, "memory.current");
-        long long inactive = cgfs_read_key(d, "memory.stat", "inactive_file");
-        if (s->mem_usage >= 0)
-            s->mem_working_set = s->mem_usage - (inactive > 0 ? inactive : 0);
-        s->pids = cgfs_read_num(d, "pids.current");
-        if (read_limits) {
-            s->pids_limit = cgfs_read_num(d, "pids.max");
-            char cpumax[64];
-            char *path = xasprintf("%s/cpu.max", d);
-            if (sm_read_small(path, cpumax, sizeof cpumax) == 0 && strncmp(cpumax, "max", 3)) {
-                long long q = 0, per = 0;
-                if (sscanf(cpumax, "%lld %lld", &q, &per) == 2 && per > 0)
-                    s->cpu_limit = (double)q / (double)per;
-            }
-            free(path);
-        }
-        io_v2(d, &s->io_read_bytes, &s->io_write_bytes);
-    } else {
-        long long ns = cgfs_read_num(cg->dir[CG_CPUACCT], "cpuacct.usage");
-        if (ns < 0 && cg->dir[CG_UNIFIED]) {
-            long long us = cgfs_read_key(cg->dir[CG_UNIFIED], "cpu.stat", "usage_usec");
-            s->cpu_time_s = us >= 0 ? (double)us / 1e6 : -1;
-        } else {
-            s->cpu_time_s = ns >= 0 ? (double)ns / 1e9 : -1;
-        }
-        s->nr_throttled = cgfs_read_key(cg->dir[CG_CPU], "cpu.stat", "nr_throttled");
-        long long tns = cgfs_read_key(cg->dir[CG_CPU], "cpu.stat", "throttled_time");
-        s->throttled_s = tns >= 0 ? (double)tns / 1e9 : -1;
-        if (read_limits) {
-            long long q = cgfs_read_num(cg->dir[CG_CPU], "cpu.cfs_quota_us");
-            long long per = cgfs_read_num(cg->dir[CG_CPU], "cpu.cfs_period_us");
-            if (q > 0 && per > 0)
+        s->pids_limit = cgfs_read_num(d, "pids.max");
+        char cpumax[64];
+        char *path = xasprintf("%s/cpu.max", d);
+        if (sm_read_small(path, cpumax, sizeof cpumax) == 0 && strncmp(cpumax, "max", 3)) {
+            long long q = 0, per = 0;
+            if (sscanf(cpumax, "%lld %lld", &q, &per) == 2 && per > 0)
                 s->cpu_limit = (double)q / (double)per;
-            s->pids_limit = cgfs_read_num(cg->dir[CG_PIDS], "pids.max");
         }
-        s->mem_usage = cgfs_read_num(cg->dir[CG_MEMORY], "memory.usage_in_bytes");
-        long long inactive =
-            cgfs_read_key(cg->dir[CG_MEMORY], "memory.stat", "total_inactive_file");
-        if (s->mem_usage >= 0)
-            s->mem_working_set = s->mem_usage - (inactive > 0 ? inactive : 0);
-        if (s->mem_working_set < 0 && s->mem_usage >= 0)
-            s->mem_working_set = 0;
-        s->pids = cgfs_read_num(cg->dir[CG_PIDS], "pids.current");
-        if (cg->dir[CG_BLKIO])
-            io_v1(cg->dir[CG_BLKIO], &s->io_read_bytes, &s->io_write_bytes);
+        free(path);
+    } else {
+        long long q = cgfs_read_num(cg->dir[CG_CPU], "cpu.cfs_quota_us");
+        long long per = cgfs_read_num(cg->dir[CG_CPU], "cpu.cfs_period_us");
+        if (q > 0 && per > 0)
+            s->cpu_limit = (double)q / (double)per;
+        s->pids_limit = cgfs_read_num(cg->dir[CG_PIDS], "pids.max");
     }
     if (s->pids_limit == -2)
         s->pids_limit = -1;
+}
+
+void local_cg_stats(const local_cgroups *cg, local_cg_files *f, sm_sample *s, bool read_limits)
+{
+    char buf[8192];
+    bool v2 = cg->version == 2;
+    if (read_limits)
+        read_limits_into(cg, s);
+    if (read_counter(cg, f, CGF_MEM_EVENTS, buf, sizeof buf))
+        s->oom_kills = cgfs_key_in(buf, "oom_kill");
+    if (read_counter(cg, f, CGF_PIDS_EVENTS, buf, sizeof buf))
+        s->pids_events = cgfs_key_in(buf, "max");
+    if (read_counter(cg, f, CGF_CPU_STAT, buf, sizeof buf)) { /* one read, three keys */
+        s->nr_throttled = cgfs_key_in(buf, "nr_throttled");
+        long long t = cgfs_key_in(buf, v2 ? "throttled_usec" : "throttled_time");
+        s->throttled_s = t >= 0 ? (double)t / (v2 ? 1e6 : 1e9) : -1;
+        long long us = cgfs_key_in(buf, "usage_usec");
+        if (us >= 0)
+            s->cpu_time_s = (double)us / 1e6;
+    }
+    if (!v2 && read_counter(cg, f, CGF_CPUACCT, buf, sizeof buf)) {
+        long long ns = num_in(buf);
+        if (ns >= 0)
+            s->cpu_time_s = (double)ns / 1e9;
+    }
+    if (read_counter(cg, f, CGF_MEM_USAGE, buf, sizeof buf))
+        s->mem_usage = num_in(buf);
+    if (s->mem_usage >= 0 && read_counter(cg, f, CGF_MEM_STAT, buf, sizeof buf)) {
+        long long inactive = cgfs_key_in(buf, v2 ? "inactive_file" : "total_inactive_file");
+        s->mem_working_set = s->mem_usage - (inactive > 0 ? inactive : 0);
+        if (s->mem_working_set < 0)
+            s->mem_working_set = 0;
+    }
+    if (read_counter(cg, f, CGF_PIDS, buf, sizeof buf))
+        s->pids = num_in(buf);
+    if (read_counter(cg, f, CGF_IO, buf, sizeof buf)) {
+        s->io_read_bytes = s->io_write_bytes = 0;
+        if (v2) {
+            for (char *p = buf; (p = strstr(p, "rbytes=")) != NULL; p += 7)
+                s->io_read_bytes += strtoll(p + 7, NULL, 10);
+            for (char *p = buf; (p = strstr(p, "wbytes=")) != NULL; p += 7)
+                s->io_write_bytes += strtoll(p + 7, NULL, 10);
+        } else {
+            for (char *line = buf; line && *line;) {
+                char dev[64], op[16];
+                long long v;
+                if (sscanf(line, "%63s %15s %lld", dev, op, &v) == 3) {
+                    if (!strcmp(op, "Read"))
+                        s->io_read_bytes += v;
+                    else if (!strcmp(op, "Write"))
+                        s->io_write_bytes += v;
+                }
+                line = strchr(line, '\n');
+                line = line ? line + 1 : NULL;
+            }
+        }
+    }
 }

@@ -261,7 +261,7 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
             f->pids_events = pids_delta;
             sm_sample s;
             sm_sample_init(&s);
-            local_cg_stats(&r.cg, &s, true);
+            local_cg_stats(&r.cg, NULL, &s, true);
             f->pids_limit = s.pids_limit;
             snprintf(f->reason, sizeof f->reason,
                      "the command could not start a process: the pids limit was reached");

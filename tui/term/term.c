@@ -14,7 +14,28 @@ typedef struct sb_line {
     int cap;
 } sb_line;
 
+/* A small escape-sequence scanner in front of libvterm, which a sandbox's output must never
+ * crash or hang. libvterm 0.1.4 loops forever on REP (CSI b) before any character was printed,
+ * corrupts memory repeating a wide character, and overflows its argument array on a CSI with
+ * 16 or more parameters. So REP never reaches it (we expand it into the repeated character:
+ * xterm's terminfo has `rep`, so ncurses programs send it), CSI sequences with too many
+ * parameters or too long to be real are dropped, and everything else passes unchanged. */
+enum { F_GROUND, F_ESC, F_ESC_INTER, F_CSI, F_CSI_SKIP, F_STR, F_STR_ESC };
+
+#define MAX_CSI_PARAMS 15
+
+typedef struct rep_filter {
+    int state;
+    char seq[64]; /* the escape sequence being collected */
+    size_t seq_len;
+    char last[8]; /* the last printed character, as UTF-8 */
+    size_t last_len;
+    char utf[8]; /* a UTF-8 character being collected */
+    size_t utf_len, utf_need;
+} rep_filter;
+
 struct tui_term {
+    rep_filter filter;
     VTerm *vt;
     VTermScreen *vs;
     int rows, cols;
@@ -42,11 +63,12 @@ static uint16_t pack_attrs(const VTermScreenCellAttrs *a)
 
 static void pack_cell(const VTermScreenCell *c, tui_cell *out)
 {
-    out->ch = c->chars[0] == (uint32_t)-1 ? 0 : c->chars[0];
+    bool right_half = c->chars[0] == (uint32_t)-1; /* of a wide character: width 0 here */
+    out->ch = right_half ? 0 : c->chars[0];
     out->fg = c->fg;
     out->bg = c->bg;
     out->attrs = pack_attrs(&c->attrs);
-    out->width = (uint8_t)(c->width > 0 ? c->width : 0);
+    out->width = (uint8_t)(right_half ? 0 : c->width > 0 ? c->width : 0);
 }
 
 static bool blank(const tui_cell *c)
@@ -167,6 +189,13 @@ static int cb_sb_popline(int cols, VTermScreenCell *cells, void *user)
         if (c < l->cols) {
             cells[c].chars[0] = l->cells[c].ch;
             cells[c].width = (char)(l->cells[c].width ? l->cells[c].width : 1);
+            if (cells[c].width == 2 && c + 1 >= cols) { /* half of it would not fit */
+                cells[c].chars[0] = ' ';
+                cells[c].width = 1;
+            } else if (l->cells[c].width == 0) {
+                cells[c].chars[0] = (uint32_t)-1; /* the right half of a wide one */
+                cells[c].width = 1;
+            }
             cells[c].fg = l->cells[c].fg;
             cells[c].bg = l->cells[c].bg;
             cells[c].attrs.bold = !!(l->cells[c].attrs & TUI_A_BOLD);
@@ -205,8 +234,8 @@ static void output_cb(const char *s, size_t len, void *user)
 tui_term *tui_term_new(int rows, int cols, size_t scrollback, tui_term_output_fn out, void *ud)
 {
     tui_term *t = xcalloc(1, sizeof *t);
-    t->rows = rows < 1 ? 1 : rows;
-    t->cols = cols < 1 ? 1 : cols;
+    t->rows = rows < TUI_TERM_MIN_ROWS ? TUI_TERM_MIN_ROWS : rows;
+    t->cols = cols < TUI_TERM_MIN_COLS ? TUI_TERM_MIN_COLS : cols;
     t->out = out;
     t->ud = ud;
     t->sb_cap = scrollback;
@@ -221,6 +250,10 @@ tui_term *tui_term_new(int rows, int cols, size_t scrollback, tui_term_output_fn
     vterm_screen_set_callbacks(t->vs, &callbacks, t);
     vterm_screen_set_damage_merge(t->vs, VTERM_DAMAGE_SCROLL);
     vterm_screen_reset(t->vs, 1);
+    /* libvterm 0.1.4 loops forever on REP (CSI b) before any character was printed, so a
+     * program printing "\033[b" first would hang us: print one blank and return. */
+    vterm_input_write(t->vt, " \r", 2);
+    vterm_screen_flush_damage(t->vs);
     tui_term_mark_all_dirty(t);
     return t;
 }
@@ -237,24 +270,221 @@ void tui_term_free(tui_term *t)
     free(t);
 }
 
+static void out_append(char **out, size_t *n, size_t *cap, const char *s, size_t len)
+{
+    if (*n + len > *cap) {
+        while (*n + len > *cap)
+            *cap = *cap ? *cap * 2 : 4096;
+        *out = xrealloc(*out, *cap);
+    }
+    memcpy(*out + *n, s, len);
+    *n += len;
+}
+
+/* Where a CSI's parameters start: after its '[' (intermediates may precede it). */
+static size_t csi_params(const rep_filter *f)
+{
+    const char *br = memchr(f->seq, '[', f->seq_len);
+    return br ? (size_t)(br - f->seq) + 1 : f->seq_len;
+}
+
+/* REP: the last printed character repeated (at most a screenful); nothing when none. */
+static void expand_rep(tui_term *t, char **out, size_t *n, size_t *cap)
+{
+    rep_filter *f = &t->filter;
+    long count = 0;
+    for (size_t i = csi_params(f); i + 1 < f->seq_len && f->seq[i] >= '0' && f->seq[i] <= '9'; i++)
+        count = count * 10 + (f->seq[i] - '0') > 100000 ? 100000 : count * 10 + (f->seq[i] - '0');
+    if (count < 1)
+        count = 1;
+    long max = (long)t->rows * t->cols;
+    if (count > max)
+        count = max;
+    for (long i = 0; i < count && f->last_len; i++)
+        out_append(out, n, cap, f->last, f->last_len);
+}
+
+static bool is_rep(const rep_filter *f)
+{
+    /* CSI Pn b: parameters only (no private markers or intermediates); libvterm takes the
+     * first parameter as the count whatever follows it */
+    if (f->seq[f->seq_len - 1] != 'b')
+        return false;
+    for (size_t i = csi_params(f); i + 1 < f->seq_len; i++)
+        if ((f->seq[i] < '0' || f->seq[i] > '9') && f->seq[i] != ';' && f->seq[i] != ':')
+            return false;
+    return true;
+}
+
+static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap)
+{
+    rep_filter *f = &t->filter;
+    char ch = (char)c;
+    switch (f->state) {
+    case F_GROUND:
+        if (f->utf_need && (c & 0xC0) != 0x80) {
+            /* a broken UTF-8 sequence: hand over its bytes and read this one afresh */
+            out_append(out, n, cap, f->utf, f->utf_len);
+            f->utf_len = f->utf_need = 0;
+            filter_byte(t, c, out, n, cap);
+            return;
+        }
+        if (f->utf_need) { /* inside a UTF-8 character */
+            f->utf[f->utf_len++] = ch;
+            if (f->utf_len == f->utf_need) {
+                bool csi = f->utf_len == 2 && (unsigned char)f->utf[0] == 0xC2 && c == 0x9B;
+                if (csi) { /* the C1 CSI, spelled in UTF-8 */
+                    memcpy(f->seq, "\033[", 2);
+                    f->seq_len = 2;
+                    f->state = F_CSI;
+                } else {
+                    out_append(out, n, cap, f->utf, f->utf_len);
+                    memcpy(f->last, f->utf, f->utf_len);
+                    f->last_len = f->utf_len;
+                }
+                f->utf_len = f->utf_need = 0;
+            }
+            return;
+        }
+        if (c == 0x1B) {
+            f->seq[0] = ch;
+            f->seq_len = 1;
+            f->state = F_ESC;
+        } else if (c >= 0xC0 && c < 0xF8) {
+            f->utf[0] = ch;
+            f->utf_len = 1;
+            f->utf_need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        } else {
+            out_append(out, n, cap, &ch, 1);
+            if (c >= 0x20 && c < 0x7F) {
+                f->last[0] = ch;
+                f->last_len = 1;
+            }
+        }
+        return;
+    case F_ESC:
+    case F_ESC_INTER:
+    case F_CSI:
+    case F_CSI_SKIP:
+        if (c == 0x1B || c == 0x18 || c == 0x1A) {
+            /* cancelled (or restarted): the sequence is void and never reaches libvterm */
+            f->seq_len = 0;
+            f->state = F_GROUND;
+            if (c != 0x1B)
+                out_append(out, n, cap, &ch, 1);
+            else
+                filter_byte(t, c, out, n, cap);
+            return;
+        }
+        if (c < 0x20) { /* C0 controls inside a sequence run at once; the sequence goes on */
+            out_append(out, n, cap, &ch, 1);
+            return;
+        }
+        if (c >= 0x7F) { /* not part of any sequence: drop what we had, read it as text */
+            f->seq_len = 0;
+            f->state = F_GROUND;
+            filter_byte(t, c, out, n, cap);
+            return;
+        }
+        if (f->state == F_ESC) {
+            f->seq[f->seq_len++] = ch;
+            if (c == '[') {
+                f->state = F_CSI;
+            } else if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_') {
+                out_append(out, n, cap, f->seq, f->seq_len); /* strings stream through */
+                f->seq_len = 0;
+                f->state = F_STR;
+            } else if (c <= 0x2F) {
+                f->state = F_ESC_INTER;
+            } else {
+                out_append(out, n, cap, f->seq, f->seq_len);
+                f->seq_len = 0;
+                f->state = F_GROUND;
+            }
+            return;
+        }
+        if (f->state == F_ESC_INTER && c == '[') {
+            f->seq[f->seq_len++] = ch; /* libvterm starts a CSI here even after intermediates */
+            f->state = F_CSI;
+            return;
+        }
+        if (f->seq_len + 1 >= sizeof f->seq)
+            f->state = F_CSI_SKIP; /* longer than any real sequence: drop it whole */
+        if (f->state != F_CSI_SKIP)
+            f->seq[f->seq_len++] = ch;
+        bool final = f->state == F_ESC_INTER ? c >= 0x30 : c >= 0x40;
+        if (!final)
+            return;
+        int params = 0;
+        for (size_t i = csi_params(f); i < f->seq_len; i++)
+            params += f->seq[i] == ';' || f->seq[i] == ':';
+        if (f->state == F_ESC_INTER)
+            out_append(out, n, cap, f->seq, f->seq_len);
+        else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_rep(f))
+            expand_rep(t, out, n, cap);
+        else if (f->state == F_CSI && params < MAX_CSI_PARAMS)
+            out_append(out, n, cap, f->seq, f->seq_len);
+        f->seq_len = 0;
+        f->state = F_GROUND;
+        return;
+    case F_STR:
+        if (c == 0x1B) {
+            f->state = F_STR_ESC;
+            return;
+        }
+        out_append(out, n, cap, &ch, 1);
+        if (c == 0x07 || c == 0x18 || c == 0x1A)
+            f->state = F_GROUND;
+        return;
+    case F_STR_ESC:
+        if (c == '\\') {
+            out_append(out, n, cap, "\033\\", 2);
+            f->state = F_GROUND;
+            return;
+        }
+        /* any other escape ends the string (we close it for libvterm with ST, since the escape
+         * itself may never reach it) and starts itself */
+        out_append(out, n, cap, "\033\\", 2);
+        f->seq[0] = 0x1B;
+        f->seq_len = 1;
+        f->state = F_ESC;
+        filter_byte(t, c, out, n, cap);
+        return;
+    }
+}
+
 void tui_term_feed(tui_term *t, const char *data, size_t len)
 {
-    vterm_input_write(t->vt, data, len);
+    char *out = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < len; i++)
+        filter_byte(t, (unsigned char)data[i], &out, &n, &cap);
+    if (n)
+        vterm_input_write(t->vt, out, n);
+    free(out);
     vterm_screen_flush_damage(t->vs);
 }
 
 void tui_term_resize(tui_term *t, int rows, int cols)
 {
-    if (rows < 1)
-        rows = 1;
-    if (cols < 1)
-        cols = 1;
+    if (rows < TUI_TERM_MIN_ROWS)
+        rows = TUI_TERM_MIN_ROWS;
+    if (cols < TUI_TERM_MIN_COLS)
+        cols = TUI_TERM_MIN_COLS;
     if (rows == t->rows && cols == t->cols)
         return;
+    bool shorter = rows < t->rows;
     t->dirty = xrealloc(t->dirty, (size_t)rows);
     t->rows = rows;
     t->cols = cols;
     vterm_set_size(t->vt, rows, cols);
+    if (shorter) {
+        /* libvterm 0.1.4 keeps a scroll region that now lies below the screen, and the next
+         * scroll inside it moves a negative number of rows (memory corruption). Reset the
+         * region, keeping the cursor; the program redraws after SIGWINCH anyway. */
+        static const char reset_region[] = "7[r8";
+        vterm_input_write(t->vt, reset_region, sizeof reset_region - 1);
+    }
     vterm_screen_flush_damage(t->vs);
     tui_term_mark_all_dirty(t);
 }

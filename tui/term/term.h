@@ -14,6 +14,10 @@
 #include <vterm.h>
 
 #define TUI_TERM_SCROLLBACK 10000
+/* libvterm 0.1.4 writes through a NULL pointer when a wide character meets a one-column
+ * screen, and mishandles one-row screens, so a terminal is never smaller than this. */
+#define TUI_TERM_MIN_COLS 10
+#define TUI_TERM_MIN_ROWS 4
 
 /* A compact cell for scrollback (the screen keeps libvterm's own). */
 typedef struct tui_cell {

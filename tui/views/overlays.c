@@ -33,6 +33,11 @@ void tui_help_draw(tui_app *app)
         {":ctx NAME", "switch provider context"},
         {"r  Ctrl-L", "refresh now / redraw"},
         {"mouse", "click selects, double-click opens, wheel scrolls"},
+        {"t  T", "terminal into the sandbox (re-attaches a detached one) / a new one"},
+        {"Ctrl-b 1 2 3-9", "list / events / terminal tabs;  n p  next / previous"},
+        {"Ctrl-b % o", "split beside the list (or a terminal) / other side"},
+        {"Ctrl-b [ /", "scroll back / search it (n N next, v select, y copy)"},
+        {"Ctrl-b R d x", "record to .cast / detach (keeps running) / close"},
         {"q", "quit"},
     };
     int n = (int)(sizeof lines / sizeof lines[0]);

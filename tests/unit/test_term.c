@@ -1,0 +1,285 @@
+/* The terminal model against libvterm as the oracle: recorded escape sequences (colours, SGR
+ * attributes, wide characters, cursor movement, erase, scroll regions, the alternate screen)
+ * give the same cells in our model as in a plain libvterm screen; lines scrolled off the top
+ * land in our scrollback ring in order with their attributes, exactly as a screen tall enough
+ * to hold everything shows them; the ring recycles at its capacity; search and resize. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vterm.h>
+
+#include "tui/term/term.h"
+
+static VTerm *oracle_new(int rows, int cols)
+{
+    VTerm *vt = vterm_new(rows, cols);
+    vterm_set_utf8(vt, 1);
+    VTermScreen *vs = vterm_obtain_screen(vt);
+    vterm_screen_enable_altscreen(vs, 1);
+    vterm_screen_reset(vs, 1);
+    return vt;
+}
+
+static void feed_both(tui_term *t, VTerm *o, const char *s)
+{
+    tui_term_feed(t, s, strlen(s));
+    vterm_input_write(o, s, strlen(s));
+    vterm_screen_flush_damage(vterm_obtain_screen(o));
+}
+
+/* One oracle cell packed the way the model packs cells. */
+static void oracle_cell(VTerm *o, int row, int col, tui_cell *out)
+{
+    VTermScreenCell c;
+    VTermPos pos = {.row = row, .col = col};
+    vterm_screen_get_cell(vterm_obtain_screen(o), pos, &c);
+    memset(out, 0, sizeof *out);
+    out->ch = c.chars[0] == (uint32_t)-1 ? 0 : c.chars[0];
+    out->fg = c.fg;
+    out->bg = c.bg;
+    out->attrs =
+        (uint16_t)((c.attrs.bold ? TUI_A_BOLD : 0) | (c.attrs.underline ? TUI_A_UNDERLINE : 0) |
+                   (c.attrs.italic ? TUI_A_ITALIC : 0) | (c.attrs.blink ? TUI_A_BLINK : 0) |
+                   (c.attrs.reverse ? TUI_A_REVERSE : 0) | (c.attrs.strike ? TUI_A_STRIKE : 0));
+    out->width = (uint8_t)(c.width > 0 ? c.width : 0);
+}
+
+static bool blank_cell(const tui_cell *c)
+{
+    return (c->ch == 0 || c->ch == ' ') && VTERM_COLOR_IS_DEFAULT_BG(&c->bg) &&
+           !(c->attrs & (TUI_A_REVERSE | TUI_A_UNDERLINE));
+}
+
+static void assert_same_cell(const tui_cell *a, const tui_cell *b, size_t line, int col)
+{
+    if (blank_cell(a) && blank_cell(b))
+        return; /* trimmed blanks are blanks */
+    if (a->ch != b->ch || a->attrs != b->attrs || a->width != b->width ||
+        !vterm_color_is_equal(&a->fg, &b->fg) || !vterm_color_is_equal(&a->bg, &b->bg))
+        fail_msg("line %zu col %d differs: model U+%04X attrs %x w%d, oracle U+%04X attrs %x w%d",
+                 line, col, a->ch, a->attrs, a->width, b->ch, b->attrs, b->width);
+}
+
+/* The model's lines [from, from + n) equal the oracle's rows [orow, orow + n). */
+static void compare(tui_term *t, size_t from, VTerm *o, int orow, int n, int cols)
+{
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < cols; c++) {
+            tui_cell a, b;
+            assert_true(tui_term_cell(t, from + (size_t)r, c, &a));
+            oracle_cell(o, orow + r, c, &b);
+            assert_same_cell(&a, &b, from + (size_t)r, c);
+        }
+}
+
+static const char *screen_scripts[] = {
+    /* SGR: 16, 256 and RGB colours, bold, underline, reverse, italic */
+    "\033[31mred\033[0m \033[1;4mbold-under\033[0m \033[7mrev\033[27m \033[3mital\033[0m\r\n"
+    "\033[38;5;202m256fg\033[48;5;17m256bg\033[0m \033[38;2;10;200;30mrgb\033[0m\r\n",
+    /* wide and combining characters */
+    "wide: \xe5\xae\xbd\xe5\xad\x97 emoji: \xf0\x9f\x98\x80 e\xcc\x81 end\r\n",
+    /* cursor movement, erase in line and display, overwrite */
+    "abcdefghij\033[5D\033[KXY\r\n\033[2;5Hhere\033[3;1H\033[1J\033[10;10Hlater",
+    /* scroll region, insert and delete lines */
+    "1\r\n2\r\n3\r\n4\r\n5\r\n6\033[2;5r\033[2;1H\033[L\033[3;1H\033[M\033[r\033[20;1Hdone",
+    /* alternate screen in and out, and a full-screen program's drawing */
+    "main-screen\033[?1049h\033[2J\033[H\033[44m altscreen \033[0m\033[5;5Hbox\033[?1049lback",
+    /* tabs, backspace, carriage return overwrite */
+    "a\tb\tc\r\nxyz\b\bQ\r\noverwrite\rOVER",
+    /* REP (which we expand ourselves) after a narrow character, with the extra parameter
+     * libvterm ignores, and split escape sequences */
+    "rep: x\033[3b|\033[2;9b end\r\n\033[3\0331mred",
+};
+
+static void test_screen_matches_libvterm(void **state)
+{
+    for (size_t i = 0; i < sizeof screen_scripts / sizeof screen_scripts[0]; i++) {
+        tui_term *t = tui_term_new(24, 80, 100, NULL, NULL);
+        VTerm *o = oracle_new(24, 80);
+        feed_both(t, o, screen_scripts[i]);
+        compare(t, tui_term_sb_count(t), o, 0, 24, 80);
+        int r1, c1, shape;
+        bool vis;
+        tui_term_cursor(t, &r1, &c1, &vis, &shape);
+        VTermPos p;
+        vterm_state_get_cursorpos(vterm_obtain_state(o), &p);
+        assert_int_equal(r1, p.row);
+        assert_int_equal(c1, p.col);
+        tui_term_free(t);
+        vterm_free(o);
+    }
+}
+
+/* Lines that scroll off a short screen are, in order and with attributes, the lines a screen
+ * tall enough never to scroll shows. */
+static void test_scrollback_matches_a_tall_screen(void **state)
+{
+    const int rows = 10, cols = 60, lines = 300;
+    tui_term *t = tui_term_new(rows, cols, 1000, NULL, NULL);
+    VTerm *o = oracle_new(2 * lines + rows, cols); /* never scrolls, even with the wraps */
+    char buf[512];
+    for (int i = 0; i < lines; i++) {
+        if (i % 7 == 0) /* a line longer than the screen is wide wraps onto the next */
+            snprintf(buf, sizeof buf, "\033[3%dmline %d\033[0m %s\r\n", i % 8, i,
+                     "wrapping-text-that-goes-past-the-right-edge-of-a-sixty-column-terminal");
+        else
+            snprintf(buf, sizeof buf, "\033[1mline\033[0m %d \033[48;5;%dm bg \033[0m\r\n", i,
+                     16 + i % 200);
+        feed_both(t, o, buf);
+    }
+    size_t sb = tui_term_sb_count(t);
+    assert_true(sb > (size_t)lines - rows);
+    /* the oracle's rows [0, sb) are our scrollback, then our screen */
+    compare(t, 0, o, 0, (int)sb + rows, cols);
+    char text[256];
+    tui_term_line_text(t, 0, text, sizeof text);
+    assert_string_equal(text, "line 0 wrapping-text-that-goes-past-the-right-edge-of-a-sixt");
+    tui_term_free(t);
+    vterm_free(o);
+}
+
+/* Output that crashes or hangs libvterm 0.1.4 on its own is made harmless first. */
+static void test_hostile_output(void **state)
+{
+    tui_term *t = tui_term_new(24, 80, 100, NULL, NULL);
+    char text[256];
+    tui_term_feed(t, "\033[b", 4); /* REP before any character: libvterm loops forever */
+    tui_term_feed(t, "\xe5\xae\xbd\033[2b!", 9); /* REP of a wide character */
+    tui_term_line_text(t, tui_term_sb_count(t), text, sizeof text);
+    assert_string_equal(text, "\xe5\xae\xbd\xe5\xae\xbd\xe5\xae\xbd!");
+    /* 16 and more parameters overflow libvterm's argument array: the sequence is dropped */
+    tui_term_feed(t, "\r\n\033[1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17mplain", 50);
+    tui_cell c;
+    assert_true(tui_term_cell(t, tui_term_sb_count(t) + 1, 0, &c));
+    assert_int_equal(c.ch, 'p');
+    assert_int_equal(c.attrs, 0);
+    /* the same through a string that ends early, and split across feeds */
+    tui_term_feed(t, "\033]0;title\033", 10);
+    tui_term_feed(t, "[b\r\nafter", 9);
+    tui_term_line_text(t, tui_term_sb_count(t) + 2, text, sizeof text);
+    assert_string_equal(text, "after");
+    /* a terminal is never narrower than libvterm copes with */
+    tui_term_resize(t, 1, 1);
+    int rows, cols;
+    tui_term_size(t, &rows, &cols);
+    assert_int_equal(rows, TUI_TERM_MIN_ROWS);
+    assert_int_equal(cols, TUI_TERM_MIN_COLS);
+    tui_term_feed(t, "\xf0\x9f\x98\x80\xf0\x9f\x98\x80", 8);
+    tui_term_free(t);
+}
+
+static void test_ring_recycles_at_capacity(void **state)
+{
+    tui_term *t = tui_term_new(5, 40, 100, NULL, NULL);
+    char buf[64], text[64];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(buf, sizeof buf, "row %04d\r\n", i);
+        tui_term_feed(t, buf, strlen(buf));
+    }
+    assert_int_equal(tui_term_sb_count(t), 100); /* capped at the ring's size */
+    tui_term_line_text(t, 0, text, sizeof text);
+    assert_string_equal(text, "row 0896"); /* the oldest kept line */
+    tui_term_line_text(t, 99, text, sizeof text);
+    assert_string_equal(text, "row 0995");
+    tui_term_line_text(t, 100, text, sizeof text);
+    assert_string_equal(text, "row 0996"); /* the screen follows the scrollback */
+    tui_term_free(t);
+}
+
+static void test_search_finds_old_lines(void **state)
+{
+    tui_term *t = tui_term_new(24, 80, TUI_TERM_SCROLLBACK, NULL, NULL);
+    char buf[64];
+    for (int i = 1; i <= 6000; i++) {
+        snprintf(buf, sizeof buf, "%s %d\r\n", i == 1000 ? "needle-here" : "hay", i);
+        tui_term_feed(t, buf, strlen(buf));
+    }
+    size_t line;
+    int col;
+    size_t from = tui_term_lines(t) - 1;
+    assert_true(tui_term_search(t, "needle-here", from, 0, -1, &line, &col));
+    char text[128];
+    tui_term_line_text(t, line, text, sizeof text);
+    assert_string_equal(text, "needle-here 1000");
+    assert_int_equal(col, 0);
+    assert_false(tui_term_search(t, "not-there-at-all", from, 0, -1, &line, &col));
+    /* forward from the top finds the same line */
+    assert_true(tui_term_search(t, "needle", 0, -1, 1, &line, &col));
+    tui_term_line_text(t, line, text, sizeof text);
+    assert_string_equal(text, "needle-here 1000");
+    tui_term_free(t);
+}
+
+static void test_dirty_rows_and_resize(void **state)
+{
+    tui_term *t = tui_term_new(10, 20, 50, NULL, NULL);
+    tui_term_clear_dirty(t);
+    assert_false(tui_term_any_dirty(t));
+    tui_term_feed(t, "\033[4;1Hx", 7);
+    assert_true(tui_term_dirty(t, 3));
+    assert_false(tui_term_dirty(t, 7));
+    tui_term_clear_dirty(t);
+    for (int i = 0; i < 30; i++)
+        tui_term_feed(t, "line\r\n", 6);
+    assert_true(tui_term_dirty(t, 0) && tui_term_dirty(t, 9)); /* scrolling moves every row */
+    size_t sb = tui_term_sb_count(t);
+    tui_term_resize(t, 15, 20); /* taller: lines come back from the scrollback */
+    assert_true(tui_term_sb_count(t) < sb);
+    int rows, cols;
+    tui_term_size(t, &rows, &cols);
+    assert_int_equal(rows, 15);
+    tui_term_free(t);
+}
+
+static char replies[256];
+
+static void collect(const char *data, size_t len, void *ud)
+{
+    strncat(replies, data, len);
+}
+
+static void test_keys_and_replies(void **state)
+{
+    tui_term *t = tui_term_new(24, 80, 10, collect, NULL);
+    replies[0] = '\0';
+    tui_term_key(t, VTERM_KEY_UP, VTERM_MOD_NONE);
+    assert_string_equal(replies, "\033[A");
+    replies[0] = '\0';
+    tui_term_feed(t, "\033[?1h", 5); /* application cursor keys, as vi asks for */
+    tui_term_key(t, VTERM_KEY_UP, VTERM_MOD_NONE);
+    assert_string_equal(replies, "\033OA");
+    replies[0] = '\0';
+    tui_term_feed(t, "\033[?2004h", 8); /* bracketed paste on */
+    tui_term_paste(t, "ab", 2);
+    assert_string_equal(replies, "\033[200~ab\033[201~");
+    replies[0] = '\0';
+    tui_term_feed(t, "\033[6n", 4); /* cursor position report */
+    assert_string_equal(replies, "\033[1;1R");
+    assert_int_equal(tui_term_mouse_mode(t), 0);
+    tui_term_feed(t, "\033[?1000h", 8);
+    assert_int_equal(tui_term_mouse_mode(t), VTERM_PROP_MOUSE_CLICK);
+    tui_term_feed(t, "\033]2;my title\007", 13);
+    assert_string_equal(tui_term_title(t), "my title");
+    tui_term_free(t);
+}
+
+int main(void)
+{
+    setlocale(LC_ALL, "C.UTF-8");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_screen_matches_libvterm),
+        cmocka_unit_test(test_scrollback_matches_a_tall_screen),
+        cmocka_unit_test(test_hostile_output),
+        cmocka_unit_test(test_ring_recycles_at_capacity),
+        cmocka_unit_test(test_search_finds_old_lines),
+        cmocka_unit_test(test_dirty_rows_and_resize),
+        cmocka_unit_test(test_keys_and_replies),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
