@@ -124,8 +124,9 @@ static void term_size(int *rows, int *cols)
     }
 }
 
-/* Pumps bytes both ways until the session ends. Returns the exit status to use. */
-static int bridge(sm_cli *cli, sm_pty *t, sm_cast *cast)
+/* Pumps bytes both ways until the session ends. Returns the exit status to use. keep: the
+ * session is to outlive this client (--keep, --attach). */
+static int bridge(sm_cli *cli, sm_pty *t, sm_cast *cast, bool keep)
 {
     if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
         return cli_error(cli, CLI_FAIL, "pipe: %s", strerror(errno));
@@ -171,6 +172,13 @@ static int bridge(sm_cli *cli, sm_pty *t, sm_cast *cast)
                 if (sm_pty_write(t, buf, (size_t)n, NULL) != SM_OK)
                     stdin_open = false;
             } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                if (keep) {
+                    /* stdin is a terminal in raw mode, so its end is a hang-up (the window was
+                     * closed; SIGHUP may come after this): a kept session stays for a later
+                     * attach instead of getting the Ctrl-D that would end its shell */
+                    status = 128 + SIGHUP;
+                    break;
+                }
                 /* stdin ended: the shell gets Ctrl-D, then we wait for it to exit */
                 sm_pty_write(t, "\x04", 1, NULL);
                 stdin_open = false;
@@ -340,7 +348,7 @@ static int cmd_shell(sm_cli *cli, int argc, char **argv)
         status = cli_fail(cli, &err);
         goto done;
     }
-    status = bridge(cli, t, &cast);
+    status = bridge(cli, t, &cast, a.keep || a.attach);
     sm_cast_close(&cast);
     if (a.keep || a.attach)
         sm_pty_detach(t); /* a kept or attached session stays unless it ended */

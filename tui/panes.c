@@ -113,6 +113,10 @@ static void open_done(uv_work_t *req, int status)
         /* a redraw request makes full-screen programs repaint for the new client */
         sm_pty_resize(p->pty, j->rows, j->cols + 1, NULL);
         sm_pty_resize(p->pty, j->rows, j->cols, NULL);
+    } else {
+        /* the "opening a terminal ..." of the start is over: show the terminal's key hints */
+        app->status[0] = '\0';
+        app->status_until = 0;
     }
     free(j);
     app->full = true;

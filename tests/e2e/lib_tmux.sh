@@ -8,6 +8,11 @@ command -v tmux >/dev/null || {
     exit 1
 }
 
+# python3 through a version manager's shim (pyenv) costs seconds a call on a busy machine, and
+# the helpers call it in polling loops: call the interpreter itself.
+PYTHON3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+[ -x "$PYTHON3" ] && python3() { "$PYTHON3" "$@"; }
+
 export LC_ALL=C.UTF-8 # one character per column when counting, in grep, awk and python
 TMUX_SOCKET=sandman-e2e-$TEST_NAME-$$
 DASH=dash
@@ -174,21 +179,39 @@ run_in_tmux() {
 # prompt_re ID: the sandbox shell's prompt at the end of a line (root@sbx-<first 8 of the id>).
 prompt_re() { printf '@sbx-%s:[^ ]*# *$' "${1:0:8}"; }
 
+# wait_prompt ID: waits for the prompt of a shell in that sandbox starting. The shell is a login
+# shell in the host's image, whose profile alone may take seconds on a busy machine.
+wait_prompt() { wait_for "$(prompt_re "$1")" 30; }
+
 # type_line TEXT: types TEXT and Enter into the terminal.
 type_line() {
     text "$1"
     keys Enter
 }
 
+# has_lines REGEX...: some consecutive lines of SCREEN match the (Python) regexes, one each,
+# in order. For what must be seen together, e.g. a command line and the prompt after it:
+# check "..." has_lines "^\\$ ls$" "^\\$ $", or wait_until 10 has_lines ...
+has_lines() {
+    printf '%s\n' "$SCREEN" | python3 -c '
+import re, sys
+lines, pats = sys.stdin.read().split("\n"), sys.argv[1:]
+sys.exit(not any(all(re.search(p, lines[i + k]) for k, p in enumerate(pats))
+                 for i in range(len(lines) - len(pats) + 1)))' "$@"
+}
+
 # trim: drops trailing spaces of each line and trailing empty lines, to compare screens.
 trim() { sed -e 's/ *$//' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; }
 
-# replay_screen CAST: the final screen of an asciicast v2 recording, as tmux shows it: the
+# replay_screen [-e] CAST: the final screen of an asciicast v2 recording, as tmux shows it: the
 # output events are concatenated into a file that is cat into a fresh tmux window of the
-# recording's size (tmux is the oracle for the live screen and the replay alike). Prints the
-# visible text, trimmed; fails on a file that is not asciicast v2 or has resize events.
+# recording's size (tmux is the oracle for the live screen and the replay alike; its answers
+# to the program's queries, such as cursor position reports, are not echoed). Prints the
+# visible text, trimmed (with -e: with the SGR escapes, as screen_sgr); fails on a file that is
+# not asciicast v2 or has resize events.
 replay_screen() {
-    local raw=$SANDMAN_STATE_DIR/replay.raw size
+    local raw=$SANDMAN_STATE_DIR/replay.raw size sgr=
+    [ "$1" = -e ] && sgr=-e && shift
     size=$(python3 - "$1" "$raw" <<'PY'
 import json, sys
 lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
@@ -197,8 +220,7 @@ assert head["version"] == 2, "not asciicast v2"
 with open(sys.argv[2], "w", encoding="utf-8", newline="") as out:
     for l in lines[1:]:
         t, kind, data = json.loads(l)
-        assert kind in ("o", "r"), "unknown event " + kind
-        assert kind == "o", "resize events are not replayed here"
+        assert kind == "o", "only output events are replayed here, not " + kind
         out.write(data)
 print(head["width"], head["height"])
 PY
@@ -206,9 +228,9 @@ PY
     set -- $size
     tm kill-session -t replay >/dev/null 2>&1
     tm new-session -d -s replay -x "$1" -y "$2" \
-        "cat $(printf %q "$raw"); tmux -L $TMUX_SOCKET wait-for -S replayed; sleep 600"
+        "stty -echo; cat $(printf %q "$raw"); tmux -L $TMUX_SOCKET wait-for -S replayed; sleep 600"
     timeout 10 tmux -L "$TMUX_SOCKET" wait-for replayed || return 1
     sleep 0.3
-    tm capture-pane -t replay -p | trim
+    tm capture-pane -t replay -p $sgr | trim
     tm kill-session -t replay
 }
