@@ -547,6 +547,10 @@ static void toggle_record(tui_app *app, tui_pane *p)
         tui_app_status(app, true, "%s", err.msg);
         return;
     }
+    /* start from what the pane shows now, not from a blank screen */
+    char *snap = tui_term_snapshot(p->term);
+    sm_cast_output(&p->cast, snap, strlen(snap));
+    free(snap);
     tui_app_status(app, false, "recording to %s (Ctrl-b R stops)", p->cast_path);
 }
 

@@ -174,6 +174,27 @@ static void test_hostile_output(void **state)
     tui_term_free(t);
 }
 
+/* A snapshot replayed into a fresh terminal gives the same screen and cursor. */
+static void test_snapshot_redraws_the_screen(void **state)
+{
+    tui_term *t = tui_term_new(24, 80, 10, NULL, NULL);
+    VTerm *o = oracle_new(24, 80);
+    tui_term_feed(t, screen_scripts[0], strlen(screen_scripts[0]));
+    tui_term_feed(t, screen_scripts[1], strlen(screen_scripts[1]));
+    tui_term_feed(t, "\033[12;30Hcursor here", 20);
+    char *snap = tui_term_snapshot(t);
+    vterm_input_write(o, snap, strlen(snap));
+    vterm_screen_flush_damage(vterm_obtain_screen(o));
+    compare(t, tui_term_sb_count(t), o, 0, 24, 80);
+    VTermPos p;
+    vterm_state_get_cursorpos(vterm_obtain_state(o), &p);
+    assert_int_equal(p.row, 11);
+    assert_int_equal(p.col, 40);
+    free(snap);
+    vterm_free(o);
+    tui_term_free(t);
+}
+
 static void test_ring_recycles_at_capacity(void **state)
 {
     tui_term *t = tui_term_new(5, 40, 100, NULL, NULL);
@@ -276,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_screen_matches_libvterm),
         cmocka_unit_test(test_scrollback_matches_a_tall_screen),
         cmocka_unit_test(test_hostile_output),
+        cmocka_unit_test(test_snapshot_redraws_the_screen),
         cmocka_unit_test(test_ring_recycles_at_capacity),
         cmocka_unit_test(test_search_finds_old_lines),
         cmocka_unit_test(test_dirty_rows_and_resize),

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "core/strbuf.h"
 #include "core/util.h"
 
 typedef struct sb_line {
@@ -644,6 +645,60 @@ int tui_term_take_bells(tui_term *t)
     int b = t->bells;
     t->bells = 0;
     return b;
+}
+
+static void sgr_color(sm_strbuf *b, const VTermColor *c, bool fg)
+{
+    if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c))
+        sm_strbuf_printf(b, ";%d", fg ? 39 : 49);
+    else if (VTERM_COLOR_IS_INDEXED(c))
+        sm_strbuf_printf(b, ";%d;5;%d", fg ? 38 : 48, c->indexed.idx);
+    else
+        sm_strbuf_printf(b, ";%d;2;%d;%d;%d", fg ? 38 : 48, c->rgb.red, c->rgb.green, c->rgb.blue);
+}
+
+char *tui_term_snapshot(tui_term *t)
+{
+    sm_strbuf b = {0};
+    sm_strbuf_puts(&b, "\033[0m\033[H\033[2J");
+    size_t sb = t->sb_count;
+    for (int r = 0; r < t->rows; r++) {
+        sm_strbuf_printf(&b, "\033[%d;1H", r + 1);
+        tui_cell prev;
+        bool have = false;
+        for (int c = 0; c < t->cols; c++) {
+            tui_cell cell;
+            if (!tui_term_cell(t, sb + (size_t)r, c, &cell) || cell.width == 0)
+                continue;
+            if (!have || cell.attrs != prev.attrs || !vterm_color_is_equal(&cell.fg, &prev.fg) ||
+                !vterm_color_is_equal(&cell.bg, &prev.bg) || cell.fg.type != prev.fg.type ||
+                cell.bg.type != prev.bg.type) {
+                sm_strbuf_puts(&b, "\033[0");
+                if (cell.attrs & TUI_A_BOLD)
+                    sm_strbuf_puts(&b, ";1");
+                if (cell.attrs & TUI_A_ITALIC)
+                    sm_strbuf_puts(&b, ";3");
+                if (cell.attrs & TUI_A_UNDERLINE)
+                    sm_strbuf_puts(&b, ";4");
+                if (cell.attrs & TUI_A_BLINK)
+                    sm_strbuf_puts(&b, ";5");
+                if (cell.attrs & TUI_A_REVERSE)
+                    sm_strbuf_puts(&b, ";7");
+                if (cell.attrs & TUI_A_STRIKE)
+                    sm_strbuf_puts(&b, ";9");
+                sgr_color(&b, &cell.fg, true);
+                sgr_color(&b, &cell.bg, false);
+                sm_strbuf_puts(&b, "m");
+                prev = cell;
+                have = true;
+            }
+            char mb[8];
+            int n = wctomb(mb, (wchar_t)(cell.ch ? cell.ch : ' '));
+            sm_strbuf_append(&b, n > 0 ? mb : " ", n > 0 ? (size_t)n : 1);
+        }
+    }
+    sm_strbuf_printf(&b, "\033[0m\033[%d;%dH", t->cursor.row + 1, t->cursor.col + 1);
+    return sm_strbuf_take(&b);
 }
 
 bool tui_term_search(tui_term *t, const char *needle, size_t line, int col, int dir,

@@ -75,6 +75,11 @@ bool tui_term_altscreen(const tui_term *t);
 /* Counts bells since the last call. */
 int tui_term_take_bells(tui_term *t);
 
+/* The screen as escape sequences that redraw it from blank (clear, each row's text with its
+ * colours and attributes, the cursor): a recording started mid-session begins with it.
+ * Returns a malloc'd string. */
+char *tui_term_snapshot(tui_term *t);
+
 /* Searches for needle (case-sensitive, UTF-8) starting after (line, col) going forward
  * (dir > 0) or before it going backward (dir < 0), wrapping around. Returns true and the
  * match position when found. */
