@@ -114,15 +114,13 @@ static int cmp_ts_desc(const void *a, const void *b)
     return strcmp(tb ? tb : "", ta ? ta : "");
 }
 
-int sm_journal_read_all(size_t max, cJSON **out)
+/* Calls fn with the path of every journal file of every provider. */
+static void each_journal(void (*fn)(const char *path, void *ud), void *ud)
 {
-    cJSON *all = cJSON_CreateArray();
     char *root = xasprintf("%s/journal", sm_state_dir());
     DIR *pd = opendir(root);
-    while (pd) {
-        struct dirent *p = readdir(pd);
-        if (!p)
-            break;
+    struct dirent *p;
+    while (pd && (p = readdir(pd)) != NULL) {
         if (p->d_name[0] == '.')
             continue;
         char *dir = xasprintf("%s/%s", root, p->d_name);
@@ -133,7 +131,7 @@ int sm_journal_read_all(size_t max, cJSON **out)
             if (l < 7 || strcmp(e->d_name + l - 6, ".jsonl"))
                 continue;
             char *path = xasprintf("%s/%s", dir, e->d_name);
-            read_lines_into(path, all);
+            fn(path, ud);
             free(path);
         }
         if (d)
@@ -143,7 +141,17 @@ int sm_journal_read_all(size_t max, cJSON **out)
     if (pd)
         closedir(pd);
     free(root);
+}
 
+static void read_into(const char *path, void *ud)
+{
+    read_lines_into(path, ud);
+}
+
+int sm_journal_read_all(size_t max, cJSON **out)
+{
+    cJSON *all = cJSON_CreateArray();
+    each_journal(read_into, all);
     size_t n = (size_t)cJSON_GetArraySize(all);
     cJSON **items = xcalloc(n ? n : 1, sizeof *items);
     for (size_t i = 0; i < n; i++)
@@ -252,44 +260,34 @@ static void read_new(sm_journal_follower *jf, const char *path, long long size, 
     free(buf);
 }
 
+typedef struct poll_ctx {
+    sm_journal_follower *jf;
+    cJSON *out;
+    const char **seen;
+    size_t nseen, capseen;
+} poll_ctx;
+
+static void poll_one(const char *path, void *ud)
+{
+    poll_ctx *c = ud;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return;
+    read_new(c->jf, path, (long long)st.st_size, c->out);
+    if (c->nseen == c->capseen) {
+        c->capseen = c->capseen ? c->capseen * 2 : 64;
+        c->seen = xrealloc(c->seen, c->capseen * sizeof *c->seen);
+    }
+    c->seen[c->nseen++] = xstrdup(path);
+}
+
 cJSON *sm_journal_follower_poll(sm_journal_follower *jf)
 {
-    cJSON *out = cJSON_CreateArray();
-    char *root = xasprintf("%s/journal", sm_state_dir());
-    const char **seen = NULL;
-    size_t nseen = 0, capseen = 0;
-    DIR *pd = opendir(root);
-    struct dirent *p;
-    while (pd && (p = readdir(pd)) != NULL) {
-        if (p->d_name[0] == '.')
-            continue;
-        char *dir = xasprintf("%s/%s", root, p->d_name);
-        DIR *d = opendir(dir);
-        struct dirent *e;
-        while (d && (e = readdir(d)) != NULL) {
-            size_t l = strlen(e->d_name);
-            if (l < 7 || strcmp(e->d_name + l - 6, ".jsonl"))
-                continue;
-            char *path = xasprintf("%s/%s", dir, e->d_name);
-            struct stat st;
-            if (stat(path, &st) == 0) {
-                read_new(jf, path, (long long)st.st_size, out);
-                if (nseen == capseen) {
-                    capseen = capseen ? capseen * 2 : 64;
-                    seen = xrealloc(seen, capseen * sizeof *seen);
-                }
-                seen[nseen++] = path;
-            } else {
-                free(path);
-            }
-        }
-        if (d)
-            closedir(d);
-        free(dir);
-    }
-    if (pd)
-        closedir(pd);
-    free(root);
+    poll_ctx c = {.jf = jf, .out = cJSON_CreateArray()};
+    each_journal(poll_one, &c);
+    cJSON *out = c.out;
+    const char **seen = c.seen;
+    size_t nseen = c.nseen;
     sm_strtab_retain(&jf->files, seen, nseen);
     for (size_t i = 0; i < nseen; i++)
         free((char *)seen[i]);

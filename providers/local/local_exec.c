@@ -46,6 +46,18 @@ int local_ctl_connect(const local_record *r, int *fd, sm_error *err)
     return SM_OK;
 }
 
+/* Connects to a sandbox that must be running. */
+static int connect_running(const char *id, int *sock, sm_error *err)
+{
+    local_record r;
+    int rc = local_record_running(id, &r, err);
+    if (rc != SM_OK)
+        return rc;
+    rc = local_ctl_connect(&r, sock, err);
+    local_record_free(&r);
+    return rc;
+}
+
 char **local_build_env(const local_record *r, const sm_map *extra, const char *term)
 {
     sm_map env = {0};
@@ -555,13 +567,8 @@ int local_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pty
 int local_pty_attach(sm_provider *p, sm_handle *h, const char *session_id, bool takeover,
                      long long since, sm_pty **out, sm_error *err)
 {
-    local_record r;
-    int rc = local_record_running(h->id, &r, err);
-    if (rc != SM_OK)
-        return rc;
     int sock = -1;
-    rc = local_ctl_connect(&r, &sock, err);
-    local_record_free(&r);
+    int rc = connect_running(h->id, &sock, err);
     if (rc != SM_OK)
         return rc;
     if (lp_send(sock, LP_PTY_ATTACH, 0, since < 0 ? 0 : since, takeover ? 1 : 0, session_id,
@@ -580,13 +587,8 @@ int local_pty_sessions(sm_provider *p, sm_handle *h, sm_pty_session_info **out, 
 {
     *out = NULL;
     *n = 0;
-    local_record r;
-    int rc = local_record_running(h->id, &r, err);
-    if (rc != SM_OK)
-        return rc;
     int sock = -1;
-    rc = local_ctl_connect(&r, &sock, err);
-    local_record_free(&r);
+    int rc = connect_running(h->id, &sock, err);
     if (rc != SM_OK)
         return rc;
     struct lp_frame f;
