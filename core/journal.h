@@ -23,9 +23,6 @@ int sm_journal_failure(const char *provider, const char *sandbox_id, const sm_fa
 /* Reads one sandbox's events, oldest first; *out is a cJSON array the caller deletes.
  * A missing journal is an empty array. Malformed lines are skipped. */
 int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out);
-/* Every journal of every sandbox (all providers), newest first, at most max events
- * (0 = unlimited). */
-int sm_journal_read_all(size_t max, cJSON **out);
 int sm_journal_remove(const char *provider, const char *sandbox_id);
 
 /* Follows every journal: each poll returns the lines appended since the last one (the first
