@@ -136,6 +136,181 @@ static void each_journal(void (*fn)(const char *path, void *ud), void *ud)
     free(root);
 }
 
+typedef struct followed {
+    long long offset;
+    char *partial; /* an incomplete last line, completed by the next poll */
+} followed;
+
+struct sm_journal_follower {
+    size_t backlog;
+    sm_strtab files; /* path -> followed */
+};
+
+static void free_followed(void *v, void *ud)
+{
+    followed *f = v;
+    free(f->partial);
+    free(f);
+}
+
+sm_journal_follower *sm_journal_follower_new(size_t backlog)
+{
+    sm_journal_follower *f = xcalloc(1, sizeof *f);
+    f->backlog = backlog;
+    sm_strtab_init(&f->files, free_followed, NULL);
+    return f;
+}
+
+void sm_journal_follower_free(sm_journal_follower *f)
+{
+    if (!f)
+        return;
+    sm_strtab_clear(&f->files);
+    free(f);
+}
+
+static void read_new(sm_journal_follower *jf, const char *path, long long size, cJSON *out)
+{
+    followed *f = sm_strtab_get(&jf->files, path);
+    bool first = !f;
+    if (!f) {
+        f = xcalloc(1, sizeof *f);
+        sm_strtab_put(&jf->files, path, f);
+        f->offset = size > (long long)jf->backlog ? size - (long long)jf->backlog : 0;
+    }
+    if (size < f->offset) { /* replaced or truncated: start over */
+        f->offset = 0;
+        free(f->partial);
+        f->partial = NULL;
+    }
+    if (size == f->offset)
+        return;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t want = (size_t)(size - f->offset);
+    char *buf = xmalloc(want + 1);
+    ssize_t n = pread(fd, buf, want, f->offset);
+    close(fd);
+    if (n <= 0) {
+        free(buf);
+        return;
+    }
+    buf[n] = '\0';
+    f->offset += n;
+    char *start = buf;
+    if (first && f->offset - n > 0) { /* started mid-file: skip to the first whole line */
+        char *nl = strchr(buf, '\n');
+        start = nl ? nl + 1 : buf + n;
+    }
+    sm_strbuf line = {0};
+    if (f->partial)
+        sm_strbuf_puts(&line, f->partial);
+    free(f->partial);
+    f->partial = NULL;
+    for (char *p = start; *p;) {
+        char *nl = strchr(p, '\n');
+        if (!nl) {
+            sm_strbuf_puts(&line, p);
+            f->partial = sm_strbuf_take(&line);
+            break;
+        }
+        sm_strbuf_append(&line, p, (size_t)(nl - p));
+        cJSON *ev = cJSON_Parse(line.data ? line.data : "");
+        if (cJSON_IsObject(ev))
+            cJSON_AddItemToArray(out, ev);
+        else
+            cJSON_Delete(ev);
+        sm_strbuf_reset(&line);
+        p = nl + 1;
+    }
+    sm_strbuf_free(&line);
+    free(buf);
+}
+
+typedef struct poll_ctx {
+    sm_journal_follower *jf;
+    cJSON *out;
+    const char **seen;
+    size_t nseen, capseen;
+} poll_ctx;
+
+static void poll_one(const char *path, void *ud)
+{
+    poll_ctx *c = ud;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return;
+    read_new(c->jf, path, (long long)st.st_size, c->out);
+    if (c->nseen == c->capseen) {
+        c->capseen = c->capseen ? c->capseen * 2 : 64;
+        c->seen = xrealloc(c->seen, c->capseen * sizeof *c->seen);
+    }
+    c->seen[c->nseen++] = xstrdup(path);
+}
+
+cJSON *sm_journal_follower_poll(sm_journal_follower *jf)
+{
+    poll_ctx c = {.jf = jf, .out = cJSON_CreateArray()};
+    each_journal(poll_one, &c);
+    cJSON *out = c.out;
+    const char **seen = c.seen;
+    size_t nseen = c.nseen;
+    sm_strtab_retain(&jf->files, seen, nseen);
+    for (size_t i = 0; i < nseen; i++)
+        free((char *)seen[i]);
+    free(seen);
+    if (cJSON_GetArraySize(out) == 0) {
+        cJSON_Delete(out);
+        return NULL;
+    }
+    return out;
+}
+
+void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len)
+{
+    const char *type = sm_json_str(ev, "type"), *event = sm_json_str(ev, "event");
+    const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev, "failure");
+    char label[160] = "", evid[512] = "", dur[24] = "";
+    sm_failure f;
+    sm_failure_init(&f);
+    if (fj) {
+        sm_failure_from_json(fj, &f);
+        sm_failure_label(&f, label, sizeof label);
+        sm_failure_evidence(&f, evid, sizeof evid);
+    }
+    double ms = sm_json_num(ev, "duration_ms", -1);
+    if (ms >= 0)
+        sm_format_duration(ms / 1000.0, dur, sizeof dur);
+    if (type && !strcmp(type, "exec")) {
+        const char *cmd = sm_json_str(ev, "cmd");
+        if (label[0])
+            snprintf(buf, len, "%s in %s: %s", label, dur, cmd ? cmd : "");
+        else
+            snprintf(buf, len, "exit %d in %s: %s", (int)sm_json_num(ev, "return_code", 0), dur,
+                     cmd ? cmd : "");
+    } else if (type && !strcmp(type, "transfer")) {
+        char size[24] = "";
+        double bytes = sm_json_num(ev, "bytes", -1);
+        if (bytes >= 0)
+            sm_format_bytes(bytes, size, sizeof size);
+        bool up = event && !strcmp(event, "upload");
+        snprintf(buf, len, "%s %s -> %s%s%s%s", event ? event : "",
+                 up ? sm_json_str(ev, "local") : sm_json_str(ev, "remote"),
+                 up ? sm_json_str(ev, "remote") : sm_json_str(ev, "local"), size[0] ? " (" : "",
+                 size, size[0] ? ")" : "");
+    } else if (fj) {
+        snprintf(buf, len, "%s%s%s%s%s", event ? event : "", label[0] ? ": " : "", label,
+                 evid[0] ? " - " : "", evid);
+        if (f.reason[0] && !evid[0]) {
+            size_t n = strlen(buf);
+            snprintf(buf + n, len - n, " - %s", f.reason);
+        }
+    } else {
+        snprintf(buf, len, "%s%s%s", event ? event : "", dur[0] ? " in " : "", dur);
+    }
+}
+
 int sm_journal_remove(const char *provider, const char *sandbox_id)
 {
     char *path = sm_journal_path(provider, sandbox_id);
