@@ -478,11 +478,8 @@ static void add_text(cJSON *o, const char *key, const char *data, size_t len)
         cJSON_AddNullToObject(o, key);
         return;
     }
-    /* Output is bytes; cJSON needs a C string, so NULs become U+FFFD-free '?' markers. */
-    char *copy = xmalloc(len + 1);
-    for (size_t i = 0; i < len; i++)
-        copy[i] = data[i] ? data[i] : '?';
-    copy[len] = '\0';
+    /* Output is bytes; JSON wants valid UTF-8, so broken sequences and NULs become U+FFFD. */
+    char *copy = sm_utf8_clean(data, len);
     cJSON_AddStringToObject(o, key, copy);
     free(copy);
 }

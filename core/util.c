@@ -403,6 +403,44 @@ bool sm_str_has_prefix(const char *s, const char *prefix)
     return s && prefix && strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+char *sm_utf8_clean(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    char *out = xmalloc(len * 3 + 1), *o = out;
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = u[i];
+        size_t n = c < 0x80             ? 1
+                   : (c & 0xE0) == 0xC0 ? 2
+                   : (c & 0xF0) == 0xE0 ? 3
+                   : (c & 0xF8) == 0xF0 ? 4
+                                        : 0;
+        bool ok = n > 0 && i + n <= len && c != 0 && !(n == 2 && c < 0xC2);
+        for (size_t k = 1; ok && k < n; k++)
+            ok = (u[i + k] & 0xC0) == 0x80;
+        if (ok && n == 3) { /* no overlong forms, no surrogates */
+            unsigned cp =
+                (unsigned)(c & 0x0F) << 12 | (unsigned)(u[i + 1] & 0x3F) << 6 | (u[i + 2] & 0x3F);
+            ok = cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF);
+        } else if (ok && n == 4) {
+            unsigned cp = (unsigned)(c & 0x07) << 18 | (unsigned)(u[i + 1] & 0x3F) << 12 |
+                          (unsigned)(u[i + 2] & 0x3F) << 6 | (u[i + 3] & 0x3F);
+            ok = cp >= 0x10000 && cp <= 0x10FFFF;
+        }
+        if (ok) {
+            memcpy(o, u + i, n);
+            o += n;
+            i += n;
+        } else {
+            memcpy(o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 char *sm_shell_quote(const char *s)
 {
     size_t n = 2;

@@ -58,6 +58,9 @@ int sm_parse_long(const char *s, long *out);
 int sm_parse_double(const char *s, double *out);
 
 bool sm_str_has_prefix(const char *s, const char *prefix);
+/* A copy of len bytes as valid UTF-8 for JSON: invalid sequences and NUL bytes become U+FFFD.
+ * Caller frees. */
+char *sm_utf8_clean(const char *s, size_t len);
 /* Quotes s for a POSIX shell (single quotes); caller frees. */
 char *sm_shell_quote(const char *s);
 /* Joins argv with spaces, as ssh does with the words of a remote command; caller frees. */

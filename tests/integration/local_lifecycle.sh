@@ -53,6 +53,10 @@ expect_eq "JSON exec: return_code" "3" "$(echo "$OUT" | json 'd["return_code"]')
 expect_eq "JSON exec: error_type null" "None" "$(echo "$OUT" | json 'd["error_type"]')"
 expect_eq "JSON exec: non-zero exit is data with kind exit_nonzero" "exit_nonzero" "$(echo "$OUT" | json 'd["failure"]["kind"]')"
 
+run "$SANDMAN" exec -o json "$ID" -- 'printf "ok \377\376 bad \345\256\275 wide \000 nul"'
+expect_eq "JSON output is valid UTF-8 even for binary output (U+FFFD for broken bytes)" \
+    "'ok \ufffd\ufffd bad \u5bbd wide \ufffd nul'" "$(echo "$OUT" | json 'ascii(d["stdout"])')"
+
 run "$SANDMAN" status -o json "$ID"
 expect_eq "status JSON says running" "running" "$(echo "$OUT" | json 'd["status"]')"
 expect_eq "labels carry the spec metadata" "evals" "$(echo "$OUT" | json 'd["labels"]["team"]')"
