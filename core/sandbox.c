@@ -252,8 +252,7 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
     sm_exec_request req = *req_in;
     if (!req.cwd && s->have_spec)
         req.cwd = s->spec.workdir;
-    if (req.timeout_s <= 0)
-        req.timeout_s = SM_DEFAULT_EXEC_TIMEOUT_S;
+    /* timeout_s <= 0: the provider's default (its exec.default_timeout_s, 180 s unless set) */
 
     double t0 = sm_now_mono();
     rc = s->provider->ops->exec(s->provider, s->handle, &req, res, err);

@@ -4,11 +4,13 @@
 #include <pthread.h>
 
 #include "core/provider.h"
+#include "providers/docker/docker_provider.h"
 #include "providers/local/local_provider.h"
 
 static void register_all(void)
 {
     sm_provider_register(&sm_local_provider_ops, NULL);
+    sm_provider_register(&sm_docker_provider_ops, NULL);
 }
 
 void sm_builtin_register_all(void)

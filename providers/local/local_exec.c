@@ -134,6 +134,8 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     if (rc != SM_OK)
         return rc;
     double t0 = sm_now_mono();
+    double timeout = req->timeout_s > 0 ? req->timeout_s
+                                        : ((local_provider *)p->impl)->default_timeout_s;
     long long oom0 = -1, pids0 = -1;
     local_cg_counters(&r.cg, &oom0, &pids0);
 
@@ -167,7 +169,7 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     sm_strbuf ob = {0}, eb = {0};
     bool exited = false, timed_out = false, out_open = out[0] >= 0, err_open = errp[0] >= 0;
     int status = 0;
-    double deadline = t0 + req->timeout_s, exited_at = 0;
+    double deadline = t0 + timeout, exited_at = 0;
     if (out[0] >= 0)
         set_nonblock(out[0]);
     if (errp[0] >= 0)
@@ -247,9 +249,9 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     long long pids_delta = (pids0 >= 0 && pids1 >= 0) ? pids1 - pids0 : -1;
     if (timed_out) {
         f->kind = SM_FAIL_EXEC_TIMEOUT;
-        f->timeout_s = req->timeout_s;
+        f->timeout_s = timeout;
         snprintf(f->reason, sizeof f->reason, "command timed out after %gs and was killed",
-                 req->timeout_s);
+                 timeout);
         sm_exec_result_runtime(res, "timeout", NULL);
         char *msg =
             xasprintf("%s%s%s\n", res->err ? res->err : "",
