@@ -22,6 +22,7 @@
 #include "tui/widgets/draw.h"
 
 #define RENDER_DELAY_MS 12
+#define FLOOD_FRAME_S   0.05
 #define KEY_PASTE_START (KEY_MAX + 1)
 #define KEY_PASTE_END   (KEY_MAX + 2)
 #define SLOW_REFRESH_S  0.3
@@ -356,8 +357,13 @@ void tui_app_dirty(tui_app *app)
 
 void tui_app_term_dirty(tui_app *app)
 {
-    if (!uv_is_active((uv_handle_t *)&app->render))
-        uv_timer_start(&app->render, on_render, RENDER_DELAY_MS, 0);
+    if (uv_is_active((uv_handle_t *)&app->render))
+        return;
+    /* Draw at once when the last frame is old enough (an echo should not wait a timer), else
+     * when it is: at most ~80 frames a second, ~20 while a visible terminal is flooded. */
+    double gap = app->flooding ? FLOOD_FRAME_S : RENDER_DELAY_MS / 1000.0;
+    double wait = app->last_frame + gap - sm_now_mono();
+    uv_timer_start(&app->render, on_render, wait > 0 ? (uint64_t)(wait * 1000) + 1 : 0, 0);
 }
 
 static void on_spin(uv_timer_t *t)
@@ -491,6 +497,7 @@ static void draw_footer(tui_app *app)
 
 void tui_app_render(tui_app *app)
 {
+    app->last_frame = sm_now_mono();
     getmaxyx(stdscr, app->rows, app->cols);
     if (app->rows < 5 || app->cols < 20) {
         erase();
@@ -720,14 +727,20 @@ static void on_input(uv_poll_t *h, int status, int events)
     tui_app *app = h->data;
     wint_t ch;
     int r;
+    bool dashboard = false;
     while ((r = get_wch(&ch)) != ERR) {
+        /* Keys typed into a terminal need no repaint of their own: the program's echo arrives
+         * as output and is drawn as soon as it does. Everything else repaints the frame. */
+        dashboard |= !(app->focus >= 0 && app->focus < app->npanes && !app->prefix &&
+                       app->overlay == OV_NONE && !app->pasting);
         handle_key(app, ch, r == KEY_CODE_YES);
         if (app->quit)
             break;
     }
     if (app->quit)
         uv_stop(app->loop);
-    tui_app_dirty(app);
+    if (dashboard || app->full)
+        tui_app_dirty(app);
 }
 
 static void on_signal(uv_signal_t *s, int signum)

@@ -90,7 +90,9 @@ typedef struct tui_app {
     bool pasting; /* inside a bracketed paste from the outer terminal */
     char *paste;
     size_t paste_len;
-    bool full; /* the next frame must be drawn whole */
+    bool full;         /* the next frame must be drawn whole */
+    bool flooding;     /* a visible terminal had more output than one wakeup drains */
+    double last_frame; /* monotonic time of the last frame */
     tui_color_tier term_tier;
 } tui_app;
 

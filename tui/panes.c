@@ -15,7 +15,11 @@
 #include "tui/term/term_render.h"
 #include "tui/widgets/draw.h"
 
-#define DRAIN_BUDGET (1u << 20) /* bytes per wakeup: keeps input and other panes responsive */
+/* What one wakeup drains at most, in bytes and time: libvterm scrolls a whole screen per line,
+ * so a flood of short lines parses slowly, and keys and other panes must not wait behind it.
+ * The poll is level-triggered, so the rest is read on the next pass of the loop. */
+#define DRAIN_BUDGET   (1u << 20)
+#define DRAIN_BUDGET_S 0.004
 
 /* ---- opening a session on the work queue --------------------------------------------- */
 
@@ -169,13 +173,17 @@ static void on_pty(uv_poll_t *h, int status, int events)
     tui_pane *p = h->data;
     char buf[65536];
     size_t total = 0;
-    while (total < DRAIN_BUDGET) {
+    double start = sm_now_mono();
+    bool more = true;
+    while ((more = total < DRAIN_BUDGET && sm_now_mono() - start < DRAIN_BUDGET_S)) {
         size_t got = 0;
         sm_error err;
         sm_error_clear(&err);
         int rc = sm_pty_read(p->pty, buf, sizeof buf, 0, &got, &err);
-        if (rc == SM_ERR_TIMEOUT)
+        if (rc == SM_ERR_TIMEOUT) {
+            more = false;
             break;
+        }
         if (rc != SM_OK) {
             snprintf(p->failure, sizeof p->failure, "%s", err.msg);
             pane_exited(p);
@@ -192,8 +200,11 @@ static void on_pty(uv_poll_t *h, int status, int events)
     if (tui_term_take_bells(p->term))
         for (int i = 0; i < p->app->npanes; i++)
             if (p->app->panes[i] == p && p->app->shown != i)
-                beep(); /* a hidden terminal rang */
-    tui_app_term_dirty(p->app);
+                beep();          /* a hidden terminal rang */
+    if (p->rect.h > 0) {         /* a hidden pane is drawn whole when it is shown again */
+        p->app->flooding = more; /* cap the frame rate while this one floods */
+        tui_app_term_dirty(p->app);
+    }
 }
 
 /* ---- layout and drawing ------------------------------------------------------------------ */

@@ -2,6 +2,7 @@
 #include "providers/local/proto.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -62,6 +63,8 @@ int lp_send(int fd, int type, int flags, int64_t a, int64_t b, const void *paylo
     return 0;
 }
 
+/* Reads exactly n bytes. The descriptor may be non-blocking (an event loop polls it): the rest
+ * of a frame whose start arrived is then waited for, not mistaken for an error. */
 static int read_full(int fd, char *p, size_t n)
 {
     while (n > 0) {
@@ -69,6 +72,14 @@ static int read_full(int fd, char *p, size_t n)
         if (r < 0) {
             if (errno == EINTR)
                 continue;
+            if (errno == EAGAIN) {
+                struct pollfd pf = {.fd = fd, .events = POLLIN};
+                if (poll(&pf, 1, 30000) <= 0) {
+                    errno = ETIMEDOUT;
+                    return -1;
+                }
+                continue;
+            }
             return -1;
         }
         if (r == 0) {

@@ -37,6 +37,8 @@ typedef struct rep_filter {
 
 struct tui_term {
     rep_filter filter;
+    char *feed_buf; /* what the filter hands to libvterm, kept between feeds */
+    size_t feed_cap;
     VTerm *vt;
     VTermScreen *vs;
     int rows, cols;
@@ -264,6 +266,7 @@ void tui_term_free(tui_term *t)
     if (!t)
         return;
     vterm_free(t->vt);
+    free(t->feed_buf);
     for (size_t i = 0; i < t->sb_cap; i++)
         free(t->sb[i].cells);
     free(t->sb);
@@ -456,13 +459,32 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
 
 void tui_term_feed(tui_term *t, const char *data, size_t len)
 {
-    char *out = NULL;
-    size_t n = 0, cap = 0;
-    for (size_t i = 0; i < len; i++)
-        filter_byte(t, (unsigned char)data[i], &out, &n, &cap);
+    size_t n = 0;
+    rep_filter *f = &t->filter;
+    for (size_t i = 0; i < len;) {
+        /* plain ASCII outside any sequence goes through in one copy */
+        if (f->state == F_GROUND && !f->utf_need) {
+            size_t j = i;
+            while (j < len && (unsigned char)data[j] < 0x80 && data[j] != 0x1B)
+                j++;
+            if (j > i) {
+                out_append(&t->feed_buf, &n, &t->feed_cap, data + i, j - i);
+                for (size_t k = j; k-- > i;) {
+                    if (data[k] >= 0x20 && data[k] < 0x7F) {
+                        f->last[0] = data[k];
+                        f->last_len = 1;
+                        break;
+                    }
+                }
+                i = j;
+                continue;
+            }
+        }
+        filter_byte(t, (unsigned char)data[i], &t->feed_buf, &n, &t->feed_cap);
+        i++;
+    }
     if (n)
-        vterm_input_write(t->vt, out, n);
-    free(out);
+        vterm_input_write(t->vt, t->feed_buf, n);
     vterm_screen_flush_damage(t->vs);
 }
 
