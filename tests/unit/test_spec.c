@@ -478,12 +478,12 @@ static void test_exec_result_json(void **state)
     assert_null(r.out);
     assert_int_equal(r.failure.kind, SM_FAIL_NONE);
 
-    /* NUL bytes in captured output cannot go into a JSON string */
+    /* NUL bytes in captured output cannot go into a JSON string: they become U+FFFD */
     r.out = xmalloc(3);
     memcpy(r.out, "a\0b", 3);
     r.out_len = 3;
     j = sm_exec_result_to_json(&r);
-    assert_string_equal(cJSON_GetObjectItem(j, "stdout")->valuestring, "a?b");
+    assert_string_equal(cJSON_GetObjectItem(j, "stdout")->valuestring, "a\xEF\xBF\xBD" "b");
     cJSON_Delete(j);
     sm_exec_result_free(&r);
 
