@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -694,9 +695,29 @@ static const char *find_header(const char *hdr, const char *name)
     return NULL;
 }
 
+static int upgrade(sm_http *c, const char *method, const char *path, const char *proto,
+                   const char *content_type, const void *body, size_t body_len, double timeout_s,
+                   sm_http_conn **out, int *status, sm_strbuf *errbody, sm_error *err);
+
 int sm_http_upgrade(sm_http *c, const char *method, const char *path, const char *proto,
                     const char *content_type, const void *body, size_t body_len, double timeout_s,
                     sm_http_conn **out, int *status, sm_strbuf *errbody, sm_error *err)
+{
+    double t_start = sm_now_mono();
+    int rc = upgrade(c, method, path, proto, content_type, body, body_len, timeout_s, out, status,
+                     errbody, err);
+    if (trace_on()) {
+        char *p = sm_redact_dup(path);
+        fprintf(stderr, "http: %s %s -> %d (%.1f ms, upgraded)\n", method, p, *status,
+                (sm_now_mono() - t_start) * 1000);
+        free(p);
+    }
+    return rc;
+}
+
+static int upgrade(sm_http *c, const char *method, const char *path, const char *proto,
+                   const char *content_type, const void *body, size_t body_len, double timeout_s,
+                   sm_http_conn **out, int *status, sm_strbuf *errbody, sm_error *err)
 {
     *out = NULL;
     *status = 0;
@@ -729,6 +750,10 @@ int sm_http_upgrade(sm_http *c, const char *method, const char *path, const char
     curl_socket_t sock = CURL_SOCKET_BAD;
     curl_easy_getinfo(k->h, CURLINFO_ACTIVESOCKET, &sock);
     k->fd = (int)sock;
+    /* A long-lived stream must not stay open in a child this process starts: the peer would
+     * not see it close when we do. */
+    if (k->fd >= 0)
+        fcntl(k->fd, F_SETFD, fcntl(k->fd, F_GETFD) | FD_CLOEXEC);
 
     sm_strbuf req = {0};
     sm_strbuf_printf(&req,

@@ -1,8 +1,9 @@
 /* The docker provider: sandboxes are containers of a Docker Engine (or anything that speaks its
  * REST API, such as podman's service), driven directly over the API with core/http.c instead of
  * shelling out to the docker CLI. This file holds the settings, create (labels, resources,
- * keep-alive and TTL, published ports, readiness probe, removal of anything half-made),
- * status/list, stats, endpoints, close and pause. It must not know any other provider. */
+ * keep-alive and TTL, published ports, readiness from the keep-alive's first output or the
+ * probe, removal of anything half-made), status/list, stats, endpoints, close and pause. It
+ * must not know any other provider. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <signal.h>
@@ -23,6 +24,9 @@
 #define CREATE_TIMEOUT_S  120.0 /* one create/start request */
 #define PULL_TIMEOUT_S    900.0
 #define CONTROL_TIMEOUT_S 60.0 /* inspect, list, remove, ... */
+
+#define DEFAULT_PROBE_COMMAND  "printf docker-sandbox-ready"
+#define DEFAULT_PROBE_EXPECTED "docker-sandbox-ready"
 
 static const char *const config_keys[] = {"host", "api_version", "create", "exec", "probe", NULL};
 static const char *const create_keys[] = {"keepalive_shell",
@@ -96,8 +100,8 @@ static void cfg_defaults(docker_cfg *c)
     c->apply_resource_limits = true;
     c->publish_host = xstrdup("127.0.0.1");
     c->default_timeout_s = SM_DEFAULT_EXEC_TIMEOUT_S;
-    c->probe_command = xstrdup("printf docker-sandbox-ready");
-    c->probe_expected = xstrdup("docker-sandbox-ready");
+    c->probe_command = xstrdup(DEFAULT_PROBE_COMMAND);
+    c->probe_expected = xstrdup(DEFAULT_PROBE_EXPECTED);
     c->probe_timeout_s = 30;
     c->probe_deadline_s = -1;
     c->probe_stable_count = 1;
@@ -508,8 +512,7 @@ static void cache_fill(docker_cache *c, const cJSON *insp)
     c->workdir = wd && *wd ? xstrdup(wd) : NULL;
 }
 
-/* The handle's cache, created empty (nothing read yet) when absent. */
-static docker_cache *cache_of(sm_handle *h)
+docker_cache *docker_cache_of(sm_handle *h)
 {
     docker_cache *c = h->raw;
     if (!c) {
@@ -526,7 +529,7 @@ static docker_cache *cache_of(sm_handle *h)
 
 docker_cache *docker_cache_get(docker_provider *dp, sm_handle *h, sm_error *err)
 {
-    docker_cache *c = cache_of(h);
+    docker_cache *c = docker_cache_of(h);
     if (!c->inspected) {
         cJSON *insp = NULL;
         if (docker_inspect(dp, h->id, &insp, err) != SM_OK)
@@ -541,6 +544,7 @@ static void docker_handle_free(sm_provider *p, sm_handle *h)
 {
     docker_cache *c = h->raw;
     if (c) {
+        docker_executor_free(c->executor);
         free(c->workdir);
         free(c);
     }
@@ -572,9 +576,13 @@ static void add_strv(cJSON *o, const char *key, char *const *v)
         cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
 }
 
-/* The container's JSON: image, labels, env, workdir, process, resources, ports. */
+/* What the keep-alive prints first when create proves readiness from its output. */
+#define READY_TOKEN "sandman-ready"
+
+/* The container's JSON: image, labels, env, workdir, process, resources, ports. With
+ * ready_token, the keep-alive prints READY_TOKEN before anything else. */
 static cJSON *create_body(const docker_provider *dp, sm_provider *p, const sm_spec *spec,
-                          const char *attempt, bool *ttl_enforced)
+                          const char *attempt, bool ready_token, bool *ttl_enforced)
 {
     const docker_cfg *c = &dp->cfg;
     cJSON *b = cJSON_CreateObject();
@@ -616,9 +624,10 @@ static cJSON *create_body(const docker_provider *dp, sm_provider *p, const sm_sp
         cJSON_AddItemToArray(ep, cJSON_CreateString(c->keepalive_shell));
         cmd = cJSON_AddArrayToObject(b, "Cmd");
         cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
+        const char *hello = ready_token ? "echo " READY_TOKEN "; " : "";
         if (spec->ttl_s > 0) {
             double secs = ceil(spec->ttl_s);
-            char *s = xasprintf("exec sleep %.0f", secs < 1 ? 1 : secs);
+            char *s = xasprintf("%sexec sleep %.0f", hello, secs < 1 ? 1 : secs);
             cJSON_AddItemToArray(cmd, cJSON_CreateString(s));
             free(s);
             char ttl[32];
@@ -626,7 +635,9 @@ static cJSON *create_body(const docker_provider *dp, sm_provider *p, const sm_sp
             cJSON_AddStringToObject(labels, DOCKER_LABEL_TTL, ttl);
             *ttl_enforced = true;
         } else {
-            cJSON_AddItemToArray(cmd, cJSON_CreateString(c->keepalive_cmd));
+            char *s = xasprintf("%s%s", hello, c->keepalive_cmd);
+            cJSON_AddItemToArray(cmd, cJSON_CreateString(s));
+            free(s);
         }
     }
     cJSON_AddBoolToObject(b, "Tty", false);
@@ -1048,6 +1059,64 @@ static int start_container(docker_provider *dp, const char *id, sm_error *err)
     return rc;
 }
 
+/* Whether create may prove readiness from the keep-alive's first output instead of the probe
+ * exec: only for sandman's own keep-alive and the default probe (a configured probe is run as
+ * configured). The default probe shows that the container runs a shell; the keep-alive printing
+ * the token from that shell shows the same, and costs no exec (an exec is most of a create's
+ * time on podman). */
+static bool token_readiness(const docker_cfg *c, const sm_spec *spec)
+{
+    return !(spec->entrypoint && spec->entrypoint[0]) && c->probe_command &&
+           !strcmp(c->probe_command, DEFAULT_PROBE_COMMAND) && c->probe_expected &&
+           !strcmp(c->probe_expected, DEFAULT_PROBE_EXPECTED) && c->probe_stable_count == 1;
+}
+
+/* Attaches to the created container's output before it starts (so that nothing it prints is
+ * missed). NULL when the engine refuses: create then falls back to the probe exec. */
+static sm_http_conn *attach_output(docker_provider *dp, const char *id)
+{
+    char *path = docker_path(dp, NULL, "/containers/%s/attach?stream=1&stdout=1&stderr=1", id);
+    if (!path)
+        return NULL;
+    sm_http_conn *conn = NULL;
+    int status = 0;
+    if (sm_http_upgrade(dp->http, "POST", path, "tcp", NULL, NULL, 0, CREATE_TIMEOUT_S, &conn,
+                        &status, NULL, NULL) != SM_OK)
+        conn = NULL;
+    free(path);
+    return conn;
+}
+
+static bool token_sink(void *ud, unsigned stream, const char *data, size_t len)
+{
+    if (stream == 1)
+        sm_strbuf_append(ud, data, len);
+    return true;
+}
+
+/* Waits for the keep-alive's READY_TOKEN line on the attached stream. false on EOF (it exited),
+ * a timeout, or anything else first: the caller then runs the probe, which says why. */
+static bool wait_token(sm_http_conn *conn, double wait_s)
+{
+    sm_strbuf out = {0};
+    docker_demux dm = {.sink = token_sink, .ud = &out};
+    double until = sm_now_mono() + wait_s;
+    bool ok = false;
+    while (!ok && out.len < sizeof READY_TOKEN) {
+        double left = until - sm_now_mono();
+        char buf[256];
+        size_t got = 0;
+        if (left <= 0 || sm_http_conn_recv(conn, buf, sizeof buf, left, &got, NULL) != SM_OK ||
+            got == 0)
+            break;
+        docker_demux_feed(&dm, buf, got);
+        ok = out.len >= sizeof READY_TOKEN &&
+             !memcmp(out.data, READY_TOKEN "\n", sizeof READY_TOKEN);
+    }
+    sm_strbuf_free(&out);
+    return ok;
+}
+
 static int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error *err)
 {
     docker_provider *dp = p->impl;
@@ -1070,7 +1139,8 @@ static int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, s
     sm_random_hex(attempt, 32);
     snprintf(name, sizeof name, "sandman-%.24s", attempt);
     bool ttl_enforced = false;
-    cJSON *body = create_body(dp, p, &s, attempt, &ttl_enforced);
+    bool token = token_readiness(&dp->cfg, &s);
+    cJSON *body = create_body(dp, p, &s, attempt, token, &ttl_enforced);
     char *id = NULL;
     int rc = create_container(dp, body, name, attempt, image, &id, err);
     cJSON_Delete(body);
@@ -1083,9 +1153,20 @@ static int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, s
         return rc;
     }
     double created = sm_now_wall();
+    sm_http_conn *attached = token ? attach_output(dp, id) : NULL;
     rc = start_container(dp, id, err);
-    if (rc == SM_OK)
-        rc = run_probe(dp, id, &s, err);
+    if (rc == SM_OK) {
+        double wait = dp->cfg.probe_timeout_s;
+        if (dp->cfg.probe_deadline_s > wait)
+            wait = dp->cfg.probe_deadline_s;
+        if (spec->ready_timeout_s > wait)
+            wait = spec->ready_timeout_s;
+        /* No token (the engine sent no output, the keep-alive died): the probe decides and
+         * explains, as it would have without the token. */
+        if (!attached || !wait_token(attached, wait))
+            rc = run_probe(dp, id, &s, err);
+    }
+    sm_http_conn_close(attached);
     if (rc != SM_OK) {
         rc = create_failed(dp, id, attempt, err);
         free(id);
@@ -1093,7 +1174,7 @@ static int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, s
     }
     sm_handle *h = sm_handle_new(id, "docker");
     free(id);
-    docker_cache *c = cache_of(h); /* not "inspected": limits are read on first use */
+    docker_cache *c = docker_cache_of(h); /* not "inspected": limits are read on first use */
     c->created_at = created;
     c->ttl_s = ttl_enforced ? spec->ttl_s : -1;
     c->oom_seen = 0; /* a new container has had no OOM kill */
@@ -1300,7 +1381,7 @@ static int docker_status(sm_provider *p, sm_handle *h, sm_sandbox_info *info, sm
     int rc = docker_inspect(dp, h->id, &insp, &e);
     if (rc == SM_OK) {
         info_from_inspect(insp, info);
-        docker_cache *c = cache_of(h); /* remember the TTL in case it expires later */
+        docker_cache *c = docker_cache_of(h); /* remember the TTL in case it expires later */
         if (!c->inspected)
             cache_fill(c, insp);
         cJSON_Delete(insp);
@@ -1571,7 +1652,7 @@ static int docker_connect(sm_provider *p, const cJSON *desc, sm_handle **out, sm
         return rc;
     const char *full = sm_json_str(insp, "Id");
     sm_handle *h = sm_handle_new(full ? full : id, "docker");
-    cache_fill(cache_of(h), insp);
+    cache_fill(docker_cache_of(h), insp);
     cJSON_Delete(insp);
     *out = h;
     return SM_OK;

@@ -55,7 +55,10 @@ typedef struct docker_provider {
     char *tcp_host; /* the engine's host for endpoints on wildcard addresses (TCP only) */
 } docker_provider;
 
-/* handle->raw: what does not change during a container's life, read once. */
+typedef struct docker_executor docker_executor;
+
+/* handle->raw: what does not change during a container's life, read once, and the handle's
+ * exec helper (docker_executor.c). */
 typedef struct docker_cache {
     bool inspected;
     double created_at; /* epoch s */
@@ -64,7 +67,8 @@ typedef struct docker_cache {
     double cpu_limit;
     long long pids_limit;
     char *workdir;
-    long long oom_seen; /* OOM kills already attributed (the cgroup counter), -1 unknown */
+    long long oom_seen;        /* OOM kills already attributed (the cgroup counter), -1 unknown */
+    docker_executor *executor; /* NULL until the handle's first exec */
 } docker_cache;
 
 /* "/v1.41<path>", negotiating the API version on first use. Caller frees; NULL + err when
@@ -82,6 +86,8 @@ int docker_http_error(sm_error *err, int status, const char *body_or_null, const
 int docker_inspect(docker_provider *dp, const char *id, cJSON **out, sm_error *err);
 /* The handle's cache, filled by one inspect on first use. */
 docker_cache *docker_cache_get(docker_provider *dp, sm_handle *h, sm_error *err);
+/* The handle's cache as it is (created empty when absent; nothing is read). */
+docker_cache *docker_cache_of(sm_handle *h);
 /* Epoch seconds of an RFC 3339 time with any fraction and zone; -1 for Go's zero time. */
 double docker_parse_time(const char *s);
 /* Removes a container (force, with its anonymous volumes); gone already = SM_OK. */
@@ -105,6 +111,22 @@ typedef struct docker_run {
 } docker_run;
 
 int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_error *err);
+/* Where a docker_run's output goes (its fds or buffers); stream 1 is stdout, others stderr. */
+bool docker_run_sink(void *ud, unsigned stream, const char *data, size_t len);
+/* POST /containers/{id}/exec; *eid gets the exec id. */
+int docker_exec_create(docker_provider *dp, const char *cid, cJSON *body, char *eid, size_t len,
+                       sm_error *err);
+
+/* The handle's exec helper (docker_executor.c): runs `<keep-alive shell> -c cmd` with r's cwd,
+ * env and timeout (r->argv and r->user unused: commands with a user are declined) as an exec
+ * would, in a few milliseconds. DOCKER_EXECUTOR_DECLINED: nothing ran, use docker_exec_run.
+ * SM_OK: r holds the result (r->timed_out: killed at the deadline). Another error: the command
+ * ran but its exit status was lost. */
+#define DOCKER_EXECUTOR_DECLINED 1000
+int docker_executor_run(docker_provider *dp, sm_handle *h, const char *cmd, docker_run *r,
+                        sm_error *err);
+/* Ends the helper (it exits when its session closes). */
+void docker_executor_free(docker_executor *x);
 /* The signal behind an exit code of 129..192 (the engines report a process killed by signal N
  * as 128 + N, as shells do); 0 for other codes. */
 int docker_exit_signal(int code);

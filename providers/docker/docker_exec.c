@@ -1,6 +1,8 @@
 /* Exec and PTY sessions of the docker provider. A command is an exec instance: create, start
  * (its stdout and stderr arrive multiplexed in 8-byte-header frames on the hijacked
- * connection), then exec inspect for the exit code. The Engine API cannot kill an exec, so
+ * connection), then exec inspect for the exit code; from a handle's second command on it goes
+ * to the handle's exec helper instead when the helper can run it the same way
+ * (docker_executor.c). The Engine API cannot kill an exec, so
  * every exec carries a marker variable in its environment, inherited by its children; a
  * timeout or a signal runs a second exec (as root) that signals every process whose
  * environment holds the marker. PTY sessions are TTY execs over an upgraded connection whose
@@ -64,7 +66,7 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
-static bool run_sink(void *ud, unsigned stream, const char *data, size_t len)
+bool docker_run_sink(void *ud, unsigned stream, const char *data, size_t len)
 {
     docker_run *r = ud;
     bool out = stream == 1 || stream == 0;
@@ -112,8 +114,7 @@ static const char *map_user(const char *user)
     return !strcmp(user, "root") ? "0" : user;
 }
 
-/* POST /containers/{id}/exec; *eid gets the exec id. */
-static int exec_create(docker_provider *dp, const char *cid, cJSON *body, char *eid, size_t len,
+int docker_exec_create(docker_provider *dp, const char *cid, cJSON *body, char *eid, size_t len,
                        sm_error *err)
 {
     char *path = xasprintf("/containers/%s/exec", cid);
@@ -205,7 +206,7 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
     if (user)
         cJSON_AddStringToObject(body, "User", user);
     char eid[128];
-    int rc = exec_create(dp, cid, body, eid, sizeof eid, err);
+    int rc = docker_exec_create(dp, cid, body, eid, sizeof eid, err);
     cJSON_Delete(body);
     if (rc != SM_OK)
         return rc;
@@ -213,7 +214,7 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
     char *path = docker_path(dp, err, "/exec/%s/start", eid);
     if (!path)
         return err ? err->code : SM_ERR_RUNTIME;
-    docker_demux dm = {.sink = run_sink, .ud = r};
+    docker_demux dm = {.sink = docker_run_sink, .ud = r};
     static const char start_body[] = "{\"Detach\":false,\"Tty\":false}";
     double left = r->timeout_s > 0 ? r->timeout_s - (sm_now_mono() - t0) : 0;
     if (r->timeout_s > 0 && left < 0.01)
@@ -406,7 +407,15 @@ int docker_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exe
                     .stderr_fd = req->stderr_fd,
                     .out = &out,
                     .errb = &errb};
-    int rc = docker_exec_run(dp, h->id, &r, err);
+    /* The handle's exec helper when it can run the command as an exec would; else (and for a
+     * handle's first command) an exec instance. */
+    int rc = docker_executor_run(dp, h, req->cmd, &r, err);
+    if (rc == DOCKER_EXECUTOR_DECLINED) {
+        r.timeout_s = timeout - (sm_now_mono() - t0);
+        if (r.timeout_s < 0.01)
+            r.timeout_s = 0.01;
+        rc = docker_exec_run(dp, h->id, &r, err);
+    }
     sm_failure *f = &res->failure;
     snprintf(f->operation, sizeof f->operation, "exec");
     snprintf(f->sandbox_id, sizeof f->sandbox_id, "%s", h->id);
@@ -747,7 +756,7 @@ int docker_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pt
         cJSON_AddItemToArray(cs, cJSON_CreateNumber(rows));
         cJSON_AddItemToArray(cs, cJSON_CreateNumber(cols));
     }
-    int rc = exec_create(dp, h->id, body, t->eid, sizeof t->eid, err);
+    int rc = docker_exec_create(dp, h->id, body, t->eid, sizeof t->eid, err);
     cJSON_Delete(body);
     free(login);
     free(cmdline);

@@ -1,5 +1,5 @@
 # The docker provider through the CLI against a real engine (a private podman service, or
-# SANDMAN_DOCKER_HOST): create with labels/resources/env/workdir and the readiness probe, exec
+# SANDMAN_DOCKER_HOST): create with labels/resources/env/workdir and readiness, exec
 # (exit codes, stream separation, env/cwd/user, timeouts that really kill), cp with parent
 # directories, status, ls by label and --all with a container made without sandman, stats,
 # OOM attribution, a missing image, an exited entrypoint, unknown config keys, rm.
@@ -59,6 +59,8 @@ expect_eq "the keep-alive runs under an init" "True" "$(echo "$INSPECT" | json '
 expect_eq "network from the config" "none" "$(echo "$INSPECT" | json 'd["HostConfig"]["NetworkMode"]')"
 expect_eq "the container is running once create returns" "running" \
     "$(echo "$INSPECT" | json 'd["State"]["Status"]')"
+expect_eq "readiness came from the keep-alive's output, without an exec" "0" \
+    "$(echo "$INSPECT" | json 'len(d.get("ExecIDs") or [])')"
 
 # ---- exec
 run S exec "$ID" -- 'echo out; echo err >&2; exit 7'
