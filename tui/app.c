@@ -22,7 +22,8 @@
 #include "tui/widgets/draw.h"
 
 #define RENDER_DELAY_MS 12
-#define FLOOD_FRAME_S   0.05
+#define FLOOD_FRAME_S   0.1  /* a streaming terminal is drawn at 10 frames a second */
+#define FLOOD_BYTES     4096 /* more output than this since the last frame is a stream */
 #define KEY_PASTE_START (KEY_MAX + 1)
 #define KEY_PASTE_END   (KEY_MAX + 2)
 #define SLOW_REFRESH_S  0.3
@@ -360,8 +361,9 @@ void tui_app_term_dirty(tui_app *app)
     if (uv_is_active((uv_handle_t *)&app->render))
         return;
     /* Draw at once when the last frame is old enough (an echo should not wait a timer), else
-     * when it is: at most ~80 frames a second, ~20 while a visible terminal is flooded. */
-    double gap = app->flooding ? FLOOD_FRAME_S : RENDER_DELAY_MS / 1000.0;
+     * when it is: at most ~80 frames a second for a trickle of output, 10 while a visible
+     * terminal streams (parsing goes on at full speed; only drawing waits). */
+    double gap = app->term_bytes > FLOOD_BYTES ? FLOOD_FRAME_S : RENDER_DELAY_MS / 1000.0;
     double wait = app->last_frame + gap - sm_now_mono();
     uv_timer_start(&app->render, on_render, wait > 0 ? (uint64_t)(wait * 1000) + 1 : 0, 0);
 }
@@ -498,6 +500,7 @@ static void draw_footer(tui_app *app)
 void tui_app_render(tui_app *app)
 {
     app->last_frame = sm_now_mono();
+    app->term_bytes = 0;
     getmaxyx(stdscr, app->rows, app->cols);
     if (app->rows < 5 || app->cols < 20) {
         erase();

@@ -91,7 +91,7 @@ typedef struct tui_app {
     char *paste;
     size_t paste_len;
     bool full;         /* the next frame must be drawn whole */
-    bool flooding;     /* a visible terminal had more output than one wakeup drains */
+    size_t term_bytes; /* terminal output drawn by the next frame (a stream when large) */
     double last_frame; /* monotonic time of the last frame */
     tui_color_tier term_tier;
 } tui_app;

@@ -4,6 +4,7 @@
 
 #include <curses.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,22 +169,33 @@ static void pane_exited(tui_pane *p)
     tui_app_dirty(p->app);
 }
 
+/* True when a key or the focused terminal's output is waiting: a pane in the background then
+ * stops draining for this pass, so the flood it carries never delays what the user sees. */
+static bool urgent_pending(tui_app *app, tui_pane *self)
+{
+    struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = -1, .events = POLLIN}};
+    tui_pane *f = app->focus >= 0 && app->focus < app->npanes ? app->panes[app->focus] : NULL;
+    if (f && f != self && !f->exited)
+        pf[1].fd = sm_pty_fd(f->pty);
+    return poll(pf, 2, 0) > 0;
+}
+
 static void on_pty(uv_poll_t *h, int status, int events)
 {
     tui_pane *p = h->data;
     char buf[65536];
     size_t total = 0;
     double start = sm_now_mono();
-    bool more = true;
-    while ((more = total < DRAIN_BUDGET && sm_now_mono() - start < DRAIN_BUDGET_S)) {
+    bool focused = p->app->focus >= 0 && p->app->panes[p->app->focus] == p;
+    while (total < DRAIN_BUDGET && sm_now_mono() - start < DRAIN_BUDGET_S) {
+        if (!focused && total > 0 && urgent_pending(p->app, p))
+            break;
         size_t got = 0;
         sm_error err;
         sm_error_clear(&err);
         int rc = sm_pty_read(p->pty, buf, sizeof buf, 0, &got, &err);
-        if (rc == SM_ERR_TIMEOUT) {
-            more = false;
+        if (rc == SM_ERR_TIMEOUT)
             break;
-        }
         if (rc != SM_OK) {
             snprintf(p->failure, sizeof p->failure, "%s", err.msg);
             pane_exited(p);
@@ -200,9 +212,9 @@ static void on_pty(uv_poll_t *h, int status, int events)
     if (tui_term_take_bells(p->term))
         for (int i = 0; i < p->app->npanes; i++)
             if (p->app->panes[i] == p && p->app->shown != i)
-                beep();          /* a hidden terminal rang */
-    if (p->rect.h > 0) {         /* a hidden pane is drawn whole when it is shown again */
-        p->app->flooding = more; /* cap the frame rate while this one floods */
+                beep();  /* a hidden terminal rang */
+    if (p->rect.h > 0) { /* a hidden pane is drawn whole when it is shown again */
+        p->app->term_bytes += total;
         tui_app_term_dirty(p->app);
     }
 }

@@ -7,9 +7,29 @@
 
 static tui_color_tier g_tier = TUI_TIER_256;
 
+/* alloc_pair searches a tree on every call; runs repeat the same few colour combinations, so a
+ * small direct-mapped cache in front of it saves most of that. */
+#define PAIR_CACHE 1024
+
+static struct {
+    int fg, bg, pair;
+} pair_cache[PAIR_CACHE];
+
+static int cached_pair(int fg, int bg)
+{
+    unsigned h = ((unsigned)(fg + 2) * 2654435761u ^ (unsigned)(bg + 2) * 40503u) % PAIR_CACHE;
+    if (pair_cache[h].pair > 0 && pair_cache[h].fg == fg && pair_cache[h].bg == bg)
+        return pair_cache[h].pair;
+    int pair = alloc_pair(fg, bg);
+    if (pair > 0)
+        pair_cache[h] = (typeof(pair_cache[0])){fg, bg, pair};
+    return pair;
+}
+
 void tui_term_render_init(tui_color_tier tier)
 {
     g_tier = tier;
+    memset(pair_cache, 0, sizeof pair_cache);
 }
 
 static int map_color(const VTermColor *c, bool fg)
@@ -47,7 +67,7 @@ static attr_t cell_attr(const tui_cell *c, short *pair_out)
     if (g_tier != TUI_TIER_MONO) {
         int fg = map_color(&c->fg, true), bg = map_color(&c->bg, false);
         if (fg != -1 || bg != -1) {
-            int pair = alloc_pair(fg, bg);
+            int pair = cached_pair(fg, bg);
             if (pair > 0)
                 *pair_out = (short)pair;
         }
