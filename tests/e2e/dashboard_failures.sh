@@ -2,10 +2,12 @@
 # 50 % in the CPU% column, an OOM-killed command as OOM in its sandbox's FAILURE column and as a
 # failure line with the cgroup evidence in the events view; the failure filter and sort; and
 # the failure column surviving the 80x24 layout.
+# The burner gets two CPUs so its single busy thread never reaches its quota: a sandbox held at
+# its quota is rightly shown as "CPU throttled", which would make the quiet-column checks race.
 . "$(dirname "$0")/lib_tmux.sh"
 
 IDLE=$("$SANDMAN" create)
-CPU=$("$SANDMAN" create --cpu 1 --entrypoint sh --entrypoint -c --entrypoint 'while :; do :; done')
+CPU=$("$SANDMAN" create --cpu 2 --entrypoint sh --entrypoint -c --entrypoint 'while :; do :; done')
 OOM=$("$SANDMAN" create --memory-mib 64)
 
 dash_start -x 160 -y 40
