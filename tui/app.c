@@ -71,7 +71,10 @@ static void refresh_done(uv_work_t *req, int status)
     refresh_job *j = req->data;
     tui_app *app = j->app;
     app->refreshing = false;
-    if (j->rc == SM_OK) {
+    if (j->p != app->provider) { /* the context changed meanwhile: its rows are not this one's */
+        if (j->rc == SM_OK)
+            sm_sandbox_info_list_free(j->list, j->n);
+    } else if (j->rc == SM_OK) {
         tui_model_update(&app->model, j->list, j->n, j->samples, j->ok, j->p->ops->name);
         app->model.error[0] = '\0';
     } else {
@@ -92,12 +95,22 @@ static void refresh_done(uv_work_t *req, int status)
         app->old_provider = NULL;
         app->old_sampler = NULL;
     }
+    if (app->refresh_again) {
+        app->refresh_again = false;
+        start_refresh(app);
+    }
     tui_app_dirty(app);
 }
 
+/* A refresh asked for while one runs follows it, so what a key shows is never older than the
+ * key press (the one running may have read the journal before the change). */
 static void start_refresh(tui_app *app)
 {
-    if (app->refreshing || app->quit || !app->provider)
+    if (app->refreshing) {
+        app->refresh_again = true;
+        return;
+    }
+    if (app->quit || !app->provider)
         return;
     refresh_job *j = xcalloc(1, sizeof *j);
     j->app = app;
@@ -304,12 +317,13 @@ void tui_app_switch_context(tui_app *app, const char *name)
     free(errbuf);
     probe.provider = NULL; /* keep it: the dashboard owns it now */
     cli_free(&probe);
-    if (app->old_provider) { /* a switch while another is still draining: drop the middle one */
-        sm_sampler_free(app->old_sampler);
-        sm_provider_free(app->old_provider);
+    if (app->old_provider) { /* a switch while the refresh of an older one still runs: */
+        sm_sampler_free(app->sampler); /* the middle one has no job, drop it */
+        sm_provider_free(app->provider);
+    } else {
+        app->old_provider = app->provider;
+        app->old_sampler = app->sampler;
     }
-    app->old_provider = app->provider;
-    app->old_sampler = app->sampler;
     if (!app->refreshing) {
         sm_sampler_free(app->old_sampler);
         sm_provider_free(app->old_provider);
@@ -709,7 +723,10 @@ static void handle_key(tui_app *app, wint_t ch, bool is_key)
     case ':': tui_prompt_open(app, OV_PALETTE); break;
     case '1': app->view = VIEW_LIST; break;
     case '2':
-    case 'e': app->view = app->view == VIEW_EVENTS && key == 'e' ? VIEW_LIST : VIEW_EVENTS; break;
+    case 'e':
+        app->view = app->view == VIEW_EVENTS && key == 'e' ? VIEW_LIST : VIEW_EVENTS;
+        start_refresh(app);
+        break;
     case 'n': tui_form_open(app); break;
     case 'r': start_refresh(app); break;
     case 12: /* ctrl-l */ app->full_redraw = true; break;

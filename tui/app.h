@@ -54,6 +54,7 @@ typedef struct tui_app {
     double interval; /* seconds between refreshes */
     int jobs;        /* action jobs in flight */
     bool refreshing;
+    bool refresh_again; /* a refresh was asked for while one ran */
     double refresh_started;
     int spinner;
     bool quit;

@@ -126,7 +126,7 @@ keys e
 check "e opens the events view" wait_for "^TIME +SANDBOX +TYPE +EVENT"
 check "which shows the exec with its exit code and command" \
     wait_for "$C  exec +exit 0 in [0-9.]+m?s: echo hello-e2e"
-expect_match "and the failing one" "$C  exec +exit 1 in [0-9.]+m?s: false" "$SCREEN"
+check "and the failing one" wait_for "$C  exec +exit 1 in [0-9.]+m?s: false"
 expect_match "the create from the palette" "$PAL  lifecycle +created" "$SCREEN"
 keys /
 text hello
