@@ -472,6 +472,20 @@ void sm_exec_result_runtime(sm_exec_result *r, const char *error_type, const sm_
         r->failure = *f;
 }
 
+void sm_exec_result_timed_out(sm_exec_result *r, double timeout_s)
+{
+    sm_failure *f = &r->failure;
+    f->kind = SM_FAIL_EXEC_TIMEOUT;
+    f->timeout_s = timeout_s;
+    snprintf(f->reason, sizeof f->reason, "command timed out after %gs and was killed", timeout_s);
+    sm_exec_result_runtime(r, "timeout", NULL);
+    char *msg = xasprintf("%s%s%s\n", r->err ? r->err : "",
+                          (r->err_len && r->err[r->err_len - 1] != '\n') ? "\n" : "", f->reason);
+    free(r->err);
+    r->err = msg;
+    r->err_len = strlen(msg);
+}
+
 static void add_text(cJSON *o, const char *key, const char *data, size_t len)
 {
     if (!data) {

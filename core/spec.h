@@ -124,6 +124,10 @@ void sm_exec_result_init(sm_exec_result *r);
 void sm_exec_result_free(sm_exec_result *r);
 /* Fills r as a runtime failure: 125 + error_type ("timeout"/"sandbox"/"pty"). */
 void sm_exec_result_runtime(sm_exec_result *r, const char *error_type, const sm_failure *f);
+/* Fills r as a command killed at its timeout: 125 + "timeout", its failure (already naming the
+ * operation and sandbox) an exec_timeout, and the reason appended to the captured stderr on a
+ * line of its own. */
+void sm_exec_result_timed_out(sm_exec_result *r, double timeout_s);
 cJSON *sm_exec_result_to_json(const sm_exec_result *r);
 
 #endif

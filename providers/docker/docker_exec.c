@@ -437,17 +437,7 @@ int docker_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exe
         return rc;
     }
     if (r.timed_out) {
-        f->kind = SM_FAIL_EXEC_TIMEOUT;
-        f->timeout_s = timeout;
-        snprintf(f->reason, sizeof f->reason, "command timed out after %gs and was killed",
-                 timeout);
-        sm_exec_result_runtime(res, "timeout", NULL);
-        char *msg =
-            xasprintf("%s%s%s\n", res->err ? res->err : "",
-                      (res->err_len && res->err[res->err_len - 1] != '\n') ? "\n" : "", f->reason);
-        free(res->err);
-        res->err = msg;
-        res->err_len = strlen(msg);
+        sm_exec_result_timed_out(res, timeout);
         res->duration_s = sm_now_mono() - t0;
         return SM_OK;
     }

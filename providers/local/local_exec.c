@@ -134,8 +134,8 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     if (rc != SM_OK)
         return rc;
     double t0 = sm_now_mono();
-    double timeout = req->timeout_s > 0 ? req->timeout_s
-                                        : ((local_provider *)p->impl)->default_timeout_s;
+    double timeout =
+        req->timeout_s > 0 ? req->timeout_s : ((local_provider *)p->impl)->default_timeout_s;
     long long oom0 = -1, pids0 = -1;
     local_cg_counters(&r.cg, &oom0, &pids0);
 
@@ -248,17 +248,7 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     long long oom_delta = (oom0 >= 0 && oom1 >= 0) ? oom1 - oom0 : -1;
     long long pids_delta = (pids0 >= 0 && pids1 >= 0) ? pids1 - pids0 : -1;
     if (timed_out) {
-        f->kind = SM_FAIL_EXEC_TIMEOUT;
-        f->timeout_s = timeout;
-        snprintf(f->reason, sizeof f->reason, "command timed out after %gs and was killed",
-                 timeout);
-        sm_exec_result_runtime(res, "timeout", NULL);
-        char *msg =
-            xasprintf("%s%s%s\n", res->err ? res->err : "",
-                      (res->err_len && res->err[res->err_len - 1] != '\n') ? "\n" : "", f->reason);
-        free(res->err);
-        res->err = msg;
-        res->err_len = strlen(msg);
+        sm_exec_result_timed_out(res, timeout);
     } else {
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;

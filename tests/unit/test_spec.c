@@ -509,6 +509,21 @@ static void test_exec_result_json(void **state)
     assert_string_equal(r.error_type, "sandbox");
     assert_int_equal(r.failure.kind, SM_FAIL_NONE);
     sm_exec_result_free(&r);
+
+    /* a command killed at its timeout: the reason ends what it wrote to stderr, on its own line */
+    r.err = xstrdup("partial");
+    r.err_len = 7;
+    sm_exec_result_timed_out(&r, 2.5);
+    assert_int_equal(r.return_code, 125);
+    assert_string_equal(r.error_type, "timeout");
+    assert_int_equal(r.failure.kind, SM_FAIL_EXEC_TIMEOUT);
+    assert_true(r.failure.timeout_s == 2.5);
+    assert_string_equal(r.err, "partial\ncommand timed out after 2.5s and was killed\n");
+    assert_int_equal(r.err_len, strlen(r.err));
+    sm_exec_result_free(&r);
+    sm_exec_result_timed_out(&r, 3); /* nothing written: just the reason */
+    assert_string_equal(r.err, "command timed out after 3s and was killed\n");
+    sm_exec_result_free(&r);
 }
 
 int main(void)
