@@ -14,11 +14,50 @@ static int closed_error(sm_error *err)
     return sm_error_set(err, SM_ERR_CLOSED, SM_FAIL_PTY_ERROR, "pty session is closed");
 }
 
+/* A read while the replay of an attach lasts: its queries are taken out (vtquery.h). Reads at
+ * most len - SM_VTQ_HELD bytes so that what the filter held back still fits; never reports 0
+ * bytes (EOF) for a chunk that was all query. */
+static int read_replay(sm_pty *p, char *buf, size_t len, double timeout_s, size_t *got,
+                       sm_error *err)
+{
+    for (;;) {
+        size_t n = 0;
+        int rc = p->ops->read(p, buf, len - SM_VTQ_HELD, timeout_s, &n, err);
+        if (rc != SM_OK)
+            return rc;
+        if (n == 0) { /* EOF: what was held back is the end of the output */
+            *got = sm_vtq_flush(&p->replay_filter, buf);
+            p->replay_end = 0;
+            return SM_OK;
+        }
+        long long start = sm_pty_offset(p) - (long long)n;
+        size_t rep = start >= p->replay_end                 ? 0
+                     : p->replay_end - start < (long long)n ? (size_t)(p->replay_end - start)
+                                                            : n;
+        char *chunk = xmalloc(n);
+        memcpy(chunk, buf, n);
+        size_t w = sm_vtq_filter(&p->replay_filter, chunk, rep, buf);
+        if (rep < n) { /* the live output begins in this chunk */
+            w += sm_vtq_flush(&p->replay_filter, buf + w);
+            memcpy(buf + w, chunk + rep, n - rep);
+            w += n - rep;
+            p->replay_end = 0;
+        }
+        free(chunk);
+        if (w > 0) {
+            *got = w;
+            return SM_OK;
+        }
+    }
+}
+
 int sm_pty_read(sm_pty *p, char *buf, size_t len, double timeout_s, size_t *got, sm_error *err)
 {
     *got = 0;
     if (p->closed)
         return closed_error(err);
+    if (p->replay_end > 0 && p->ops->offset && len > 2 * SM_VTQ_HELD)
+        return read_replay(p, buf, len, timeout_s, got, err);
     return p->ops->read(p, buf, len, timeout_s, got, err);
 }
 

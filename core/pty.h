@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/spec.h"
+#include "core/vtquery.h"
 
 typedef struct sm_pty sm_pty;
 
@@ -43,6 +44,11 @@ struct sm_pty {
     sm_pty_mode mode;
     bool closed;
     void *impl;
+    /* Set by the provider on attach: output before this offset replays what earlier clients
+     * were shown. sm_pty_read takes the terminal queries out of it (answered again, they would
+     * be typed into the program). */
+    long long replay_end;
+    sm_vtq replay_filter;
 };
 
 int sm_pty_read(sm_pty *p, char *buf, size_t len, double timeout_s, size_t *got, sm_error *err);

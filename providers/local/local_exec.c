@@ -489,6 +489,8 @@ static int await_started(lpty *t, sm_error *err)
     int rc = SM_OK;
     if (f.h.type == LP_STARTED) {
         snprintf(t->base.session_id, sizeof t->base.session_id, "%s", f.payload ? f.payload : "");
+        t->base.replay_end = f.h.b; /* an attach: where the replay of retained output ends */
+        sm_vtq_init(&t->base.replay_filter);
     } else {
         sm_failure_kind k =
             (f.h.type == LP_ERROR && f.h.a == ENOENT) ? SM_FAIL_NOT_FOUND : SM_FAIL_PTY_ERROR;

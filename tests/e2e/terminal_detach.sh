@@ -4,7 +4,8 @@
 # client's terminal goes away the session is detached again; the dashboard's t re-attaches to
 # it instead of starting another shell, Ctrl-b d detaches, T starts a new one, Ctrl-b x ends
 # one; an attached shell's exit code is the client's; and a session of sandman shell --keep
-# outlives its window.
+# outlives its window. Replayed output never makes a terminal answer its queries again (the
+# answers would be typed into the shell).
 . "$(dirname "$0")/lib_tmux.sh"
 
 ID=$("$SANDMAN" create)
@@ -18,6 +19,10 @@ for s in json.load(sys.stdin):
 }
 states() { sessions running attached | paste -sd ,; }
 states_are() { [ "$(states)" = "$1" ]; }
+# bare_prompt: the shell's last prompt on the screen has nothing typed after it.
+bare_prompt() {
+    printf '%s\n' "$SCREEN" | grep "@sbx-${ID:0:8}" | tail -n1 | grep -Eq "$(prompt_re "$ID")"
+}
 
 dash_start -x 120 -y 30
 check "the dashboard lists the sandbox" wait_for "^  $ID "
@@ -25,6 +30,9 @@ keys t
 check "t opens a terminal" wait_prompt "$ID"
 type_line 'echo before-detach-MARK-$((6*7))'
 check "a command's output shows" wait_for "^before-detach-MARK-42$"
+# a program asks the terminal where the cursor is and reads the answer, as editors do
+type_line 'printf "\033[6n"; read -rs -d R POS; echo answered-$((2+2))'
+check "a cursor position query is answered" wait_for "^answered-4$"
 keys C-b 1
 check "Ctrl-b 1 goes to the list" wait_for "^  $ID "
 keys q
@@ -39,6 +47,9 @@ expect_match "under a header" "^SESSION +PID +STATE +CLIENT +OUTPUT +COMMAND" "$
 
 run_in_tmux -x 120 -y 30 "\"\$SANDMAN\" shell $ID --attach $SES"
 check "sandman shell --attach replays the session's output" wait_for "^before-detach-MARK-42$"
+sleep 0.5
+SCREEN=$(screen)
+check "the replayed query is not answered again: nothing typed at the prompt" bare_prompt
 type_line 'echo after-attach-$((1+2))'
 check "and the shell answers" wait_for "^after-attach-3$"
 expect_eq "the session is attached now" "true true" "$(states)"
@@ -53,6 +64,9 @@ check "t re-attaches to the detached session and says so" \
     wait_for "attached to session $SES of ${ID:0:12}"
 check "showing its earlier output" wait_for "^after-attach-3$"
 expect_match "from before the first detach too" "^before-detach-MARK-42$" "$SCREEN"
+sleep 0.5
+SCREEN=$(screen)
+check "the dashboard does not answer the replayed query either" bare_prompt
 expect_eq "no new shell was started: still one session, now attached" "true true" "$(states)"
 type_line 'echo reattached-$((2*5))'
 check "the re-attached shell answers" wait_for "^reattached-10$"

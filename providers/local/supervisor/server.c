@@ -516,7 +516,7 @@ static void handle_attach(struct conn *c, struct lp_frame *f)
         p->owner = NULL;
     }
     p->owner = c;
-    queue(c, LP_STARTED, p->pid, 0, p->id, strlen(p->id));
+    queue(c, LP_STARTED, p->pid, p->total, p->id, strlen(p->id)); /* b: where the replay ends */
     replay(p, c, f->h.a);
     if (p->exited && p->eio)
         session_send_exit(p);
