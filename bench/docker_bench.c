@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_util.h"
 #include "core/json.h"
 #include "core/provider.h"
 #include "core/sandbox.h"
@@ -34,21 +35,6 @@ extern char **environ;
 
 #define WARMUP    3
 #define KEEPALIVE "while :; do sleep 2147483647; done"
-
-static volatile sig_atomic_t g_interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    g_interrupted = 1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static const char *g_docker = "docker";
 
@@ -64,7 +50,7 @@ static double run_cli(char *const argv[], char *out, size_t outlen)
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    double t0 = now_s();
+    double t0 = bench_now();
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -84,7 +70,7 @@ static double run_cli(char *const argv[], char *out, size_t outlen)
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -1;
-    double dt = now_s() - t0;
+    double dt = bench_now() - t0;
     buf[got] = '\0';
     if (out) {
         snprintf(out, outlen, "%.*s", (int)strcspn(buf, "\r\n"), buf);
@@ -102,41 +88,12 @@ static void cli_rm(const char *id)
     run_cli(argv, NULL, 0);
 }
 
-/* Live sandboxes of sandman. */
-static sm_sandbox *g_live[256];
-static size_t g_nlive;
-
 static void cleanup_all(void)
 {
-    for (size_t i = 0; i < g_nlive; i++) {
-        sm_sandbox_stop(g_live[i], NULL);
-        sm_sandbox_free(g_live[i]);
-    }
-    g_nlive = 0;
+    bench_close_all("docker_bench");
     for (size_t i = 0; i < g_ncli; i++)
         cli_rm(g_cli_ids[i]);
     g_ncli = 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double percentile(double *v, size_t n, double q)
-{
-    if (n == 0)
-        return -1;
-    qsort(v, n, sizeof *v, cmp_double);
-    if (q == 50 && n % 2 == 0)
-        return (v[n / 2 - 1] + v[n / 2]) / 2;
-    size_t k = (size_t)(q / 100.0 * (double)n + 0.999999);
-    if (k < 1)
-        k = 1;
-    if (k > n)
-        k = n;
-    return v[k - 1];
 }
 
 typedef struct row {
@@ -158,33 +115,11 @@ static void fmt_ms(char *buf, size_t len, double s)
 
 static sm_sandbox *start_sandbox(sm_provider *p, const char *image, char *msg, size_t len)
 {
-    sm_sandbox *s = sm_sandbox_new(p, false);
     sm_spec spec;
     sm_spec_init(&spec);
     spec.image = xstrdup(image);
     sm_map_set(&spec.metadata, "sandman-bench", "1");
-    sm_error err;
-    sm_error_clear(&err);
-    int rc = sm_sandbox_start(s, &spec, &err);
-    sm_spec_free(&spec);
-    if (rc != SM_OK) {
-        snprintf(msg, len, "%s", err.msg);
-        sm_sandbox_free(s);
-        return NULL;
-    }
-    g_live[g_nlive++] = s;
-    return s;
-}
-
-static void stop_sandbox(sm_sandbox *s)
-{
-    for (size_t i = 0; i < g_nlive; i++)
-        if (g_live[i] == s) {
-            g_live[i] = g_live[--g_nlive];
-            break;
-        }
-    sm_sandbox_stop(s, NULL);
-    sm_sandbox_free(s);
+    return bench_open(p, &spec, msg, len);
 }
 
 static int usage(void)
@@ -220,8 +155,7 @@ int main(int argc, char **argv)
     if (!host || !image)
         return usage();
     setenv("DOCKER_HOST", host, 1); /* the CLI talks to the same engine */
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    bench_catch_signals();
     sm_builtin_register_all();
 
     cJSON *cfg = cJSON_CreateObject();
@@ -273,9 +207,9 @@ int main(int argc, char **argv)
     cJSON_AddStringToObject(desc, "sandbox_id", id);
     for (long i = -WARMUP; i < n && !g_interrupted; i++) {
         sm_exec_result r;
-        double t0 = now_s();
+        double t0 = bench_now();
         int erc = sm_sandbox_exec(s, &rq, &r, &err);
-        double dt = now_s() - t0;
+        double dt = bench_now() - t0;
         bool ok = erc == SM_OK && r.return_code == 0;
         sm_exec_result_free(&r);
         double bt = run_cli(eargv, NULL, 0);
@@ -283,9 +217,9 @@ int main(int argc, char **argv)
         sm_sandbox *fresh = sm_sandbox_new(p, false);
         double pt = -1;
         if (ok && sm_sandbox_connect(fresh, desc, &err) == SM_OK) {
-            t0 = now_s();
+            t0 = bench_now();
             erc = sm_sandbox_exec(fresh, &rq, &r, &err);
-            pt = now_s() - t0;
+            pt = bench_now() - t0;
             ok = erc == SM_OK && r.return_code == 0;
             sm_exec_result_free(&r);
         } else {
@@ -305,22 +239,22 @@ int main(int argc, char **argv)
         }
     }
     cJSON_Delete(desc);
-    stop_sandbox(s);
+    bench_close(s, "docker_bench");
 
     /* create-to-ready: sandman start (create, start, readiness: with the default probe, the
      * keep-alive's first output on the attached stream) vs docker run -d of the same container
      * (and, as the CLI-based provider of NeMo Gym does to know it is ready, that plus a
      * `docker exec` probe); removal is not timed */
     for (long i = -1; i < n && !g_interrupted; i++) {
-        double t0 = now_s();
+        double t0 = bench_now();
         s = start_sandbox(p, image, msg, sizeof msg);
-        double dt = now_s() - t0;
+        double dt = bench_now() - t0;
         if (!s) {
             fprintf(stderr, "docker_bench: create: %s\n", msg);
             rc = 2;
             goto out;
         }
-        stop_sandbox(s);
+        bench_close(s, "docker_bench");
         char cid[80] = "";
         char *rargv[16];
         int k = 0;
@@ -388,22 +322,22 @@ int main(int argc, char **argv)
          .max_ratio = -1,
          .target = "(info)"},
     };
-    rows[0].med = percentile(exec_s, (size_t)n, 50);
-    rows[0].p90 = percentile(exec_s, (size_t)n, 90);
-    rows[0].base_med = percentile(exec_b, (size_t)n, 50);
-    rows[0].base_p90 = percentile(exec_b, (size_t)n, 90);
-    rows[1].med = percentile(plain_s, (size_t)n, 50);
-    rows[1].p90 = percentile(plain_s, (size_t)n, 90);
+    rows[0].med = bench_percentile(exec_s, (size_t)n, 50);
+    rows[0].p90 = bench_percentile(exec_s, (size_t)n, 90);
+    rows[0].base_med = bench_percentile(exec_b, (size_t)n, 50);
+    rows[0].base_p90 = bench_percentile(exec_b, (size_t)n, 90);
+    rows[1].med = bench_percentile(plain_s, (size_t)n, 50);
+    rows[1].p90 = bench_percentile(plain_s, (size_t)n, 90);
     rows[1].base_med = rows[0].base_med;
     rows[1].base_p90 = rows[0].base_p90;
-    rows[2].med = percentile(cr_s, (size_t)n, 50);
-    rows[2].p90 = percentile(cr_s, (size_t)n, 90);
-    rows[2].base_med = percentile(cr_b, (size_t)n, 50);
-    rows[2].base_p90 = percentile(cr_b, (size_t)n, 90);
+    rows[2].med = bench_percentile(cr_s, (size_t)n, 50);
+    rows[2].p90 = bench_percentile(cr_s, (size_t)n, 90);
+    rows[2].base_med = bench_percentile(cr_b, (size_t)n, 50);
+    rows[2].base_p90 = bench_percentile(cr_b, (size_t)n, 90);
     rows[3].med = rows[2].med;
     rows[3].p90 = rows[2].p90;
-    rows[3].base_med = percentile(cr_p, (size_t)n, 50);
-    rows[3].base_p90 = percentile(cr_p, (size_t)n, 90);
+    rows[3].base_med = bench_percentile(cr_p, (size_t)n, 50);
+    rows[3].base_p90 = bench_percentile(cr_p, (size_t)n, 90);
     printf("\n| metric | sandman median | sandman p90 | baseline | baseline median | baseline "
            "p90 | speed-up | target | result |\n");
     printf("|---|---:|---:|---|---:|---:|---:|---|---|\n");

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_util.h"
 #include "core/provider.h"
 #include "core/sandbox.h"
 #include "core/util.h"
@@ -30,96 +31,12 @@ extern char **environ;
 static char *const bwrap_argv[] = {"bwrap", "--unshare-all", "--ro-bind", "/", "/", "true", NULL};
 static char *const unshare_argv[] = {"unshare", "-p", "-m", "-n", "-f", "true", NULL};
 
-static volatile sig_atomic_t g_interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    g_interrupted = 1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Every live sandbox, so that any exit path can remove them all. */
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-static sm_sandbox **live;
-static size_t nlive, live_cap;
-
-static void live_add(sm_sandbox *s)
-{
-    pthread_mutex_lock(&live_lock);
-    if (nlive == live_cap) {
-        live_cap = live_cap ? live_cap * 2 : 128;
-        live = xrealloc(live, live_cap * sizeof *live);
-    }
-    live[nlive++] = s;
-    pthread_mutex_unlock(&live_lock);
-}
-
-static void live_remove(sm_sandbox *s)
-{
-    pthread_mutex_lock(&live_lock);
-    for (size_t i = 0; i < nlive; i++)
-        if (live[i] == s) {
-            live[i] = live[--nlive];
-            break;
-        }
-    pthread_mutex_unlock(&live_lock);
-}
-
-/* Stops and frees a sandbox; returns the seconds stop took (-1 on error). */
-static double sandbox_close(sm_sandbox *s)
-{
-    sm_error err;
-    sm_error_clear(&err);
-    double t0 = now_s();
-    int rc = sm_sandbox_stop(s, &err);
-    double dt = now_s() - t0;
-    if (rc != SM_OK)
-        fprintf(stderr, "local_bench: stop %s: %s\n", sm_sandbox_id(s) ? sm_sandbox_id(s) : "?",
-                err.msg);
-    live_remove(s);
-    sm_sandbox_free(s);
-    return rc == SM_OK ? dt : -1;
-}
-
-static void remove_all_live(void)
-{
-    for (;;) {
-        pthread_mutex_lock(&live_lock);
-        sm_sandbox *s = nlive ? live[nlive - 1] : NULL;
-        pthread_mutex_unlock(&live_lock);
-        if (!s)
-            break;
-        sandbox_close(s);
-    }
-    free(live);
-    live = NULL;
-    live_cap = 0;
-}
-
 /* Creates and starts a sandbox with an empty spec; NULL (and a message) on failure. */
 static sm_sandbox *sandbox_open(sm_provider *p, char *msg, size_t len)
 {
-    sm_sandbox *s = sm_sandbox_new(p, false);
     sm_spec spec;
     sm_spec_init(&spec);
-    sm_error err;
-    sm_error_clear(&err);
-    int rc = sm_sandbox_start(s, &spec, &err);
-    sm_spec_free(&spec);
-    if (rc != SM_OK) {
-        snprintf(msg, len, "%s", err.msg);
-        sm_sandbox_free(s);
-        return NULL;
-    }
-    live_add(s);
-    return s;
+    return bench_open(p, &spec, msg, len);
 }
 
 /* Spawns argv with stdio on /dev/null and waits for it; returns seconds, -1 on failure. With
@@ -131,7 +48,7 @@ static double spawn_wait(char *const argv[], pid_t *pid_out)
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    double t0 = now_s();
+    double t0 = bench_now();
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -145,30 +62,8 @@ static double spawn_wait(char *const argv[], pid_t *pid_out)
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -1;
-    double dt = now_s() - t0;
+    double dt = bench_now() - t0;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? dt : -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of n samples (sorted in place). */
-static double percentile(double *v, size_t n, double q)
-{
-    if (n == 0)
-        return -1;
-    qsort(v, n, sizeof *v, cmp_double);
-    if (q == 50 && n % 2 == 0)
-        return (v[n / 2 - 1] + v[n / 2]) / 2;
-    size_t k = (size_t)(q / 100.0 * (double)n + 0.999999);
-    if (k < 1)
-        k = 1;
-    if (k > n)
-        k = n;
-    return v[k - 1];
 }
 
 typedef struct series {
@@ -304,7 +199,7 @@ static void *conc_thread(void *argp)
     } else {
         a->s = sandbox_open(a->p, a->msg, sizeof a->msg);
     }
-    a->done = now_s();
+    a->done = bench_now();
     return NULL;
 }
 
@@ -331,7 +226,7 @@ static double run_concurrent(sm_provider *p, conc_arg *args, size_t n, bool base
     }
     pthread_attr_destroy(&attr);
     pthread_mutex_lock(&gate.mu);
-    double t0 = now_s();
+    double t0 = bench_now();
     gate.open = true;
     pthread_cond_broadcast(&gate.cv);
     pthread_mutex_unlock(&gate.mu);
@@ -359,7 +254,7 @@ static double run_concurrent(sm_provider *p, conc_arg *args, size_t n, bool base
     double *each = xcalloc(n, sizeof *each);
     for (size_t i = 0; i < n; i++)
         each[i] = args[i].done - t0;
-    *median = percentile(each, n, 50);
+    *median = bench_percentile(each, n, 50);
     free(each);
     return last - t0;
 }
@@ -371,7 +266,7 @@ typedef struct stop_arg {
 static void *stop_thread(void *argp)
 {
     stop_arg *a = argp;
-    sandbox_close(a->s);
+    bench_close(a->s, "local_bench");
     return NULL;
 }
 
@@ -381,7 +276,7 @@ static double stop_concurrent(conc_arg *args, size_t n)
     pthread_t *th = xcalloc(n, sizeof *th);
     stop_arg *sa = xcalloc(n, sizeof *sa);
     bool *started = xcalloc(n, sizeof *started);
-    double t0 = now_s();
+    double t0 = bench_now();
     for (size_t i = 0; i < n; i++) {
         if (!args[i].s)
             continue;
@@ -390,12 +285,12 @@ static double stop_concurrent(conc_arg *args, size_t n)
         if (pthread_create(&th[i], NULL, stop_thread, &sa[i]) == 0)
             started[i] = true;
         else
-            sandbox_close(sa[i].s);
+            bench_close(sa[i].s, "local_bench");
     }
     for (size_t i = 0; i < n; i++)
         if (started[i])
             pthread_join(th[i], NULL);
-    double dt = now_s() - t0;
+    double dt = bench_now() - t0;
     free(th);
     free(sa);
     free(started);
@@ -523,10 +418,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    signal(SIGPIPE, SIG_IGN);
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    bench_catch_signals();
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     cJSON *json = cJSON_CreateObject();
@@ -564,9 +456,9 @@ int main(int argc, char **argv)
         for (int k = 0; k < 3; k++) {
             int which = (int)((round + WARMUP + k) % 3);
             if (which == 0) {
-                double t0 = now_s();
+                double t0 = bench_now();
                 sm_sandbox *s = sandbox_open(p, msg, sizeof msg);
-                double t1 = now_s();
+                double t1 = bench_now();
                 if (!s) {
                     fprintf(stderr, "local_bench: create failed: %s\n", msg);
                     goto out;
@@ -577,10 +469,10 @@ int main(int argc, char **argv)
                 sm_exec_result res;
                 sm_error_clear(&err);
                 int rc = sm_sandbox_exec(s, &req, &res, &err);
-                double t2 = now_s();
+                double t2 = bench_now();
                 int code = res.return_code;
                 sm_exec_result_free(&res);
-                double tc = sandbox_close(s);
+                double tc = bench_close(s, "local_bench");
                 if (rc != SM_OK || code != 0) {
                     fprintf(stderr, "local_bench: exec true failed (rc %d, exit %d): %s\n", rc,
                             code, err.msg);
@@ -608,16 +500,16 @@ int main(int argc, char **argv)
     if (g_interrupted)
         goto out;
 
-    double bw_med = percentile(bwrap.v, bwrap.n, 50) * 1e3;
-    double un_med = percentile(unsh.v, unsh.n, 50) * 1e3;
+    double bw_med = bench_percentile(bwrap.v, bwrap.n, 50) * 1e3;
+    double un_med = bench_percentile(unsh.v, unsh.n, 50) * 1e3;
     row rows[6];
     size_t nrows = 0;
-    double cr_med = percentile(create.v, create.n, 50) * 1e3;
-    double cr_p90 = percentile(create.v, create.n, 90) * 1e3;
-    double ex_med = percentile(exec.v, exec.n, 50) * 1e3;
-    double ex_p90 = percentile(exec.v, exec.n, 90) * 1e3;
-    double cl_med = percentile(close_.v, close_.n, 50) * 1e3;
-    double cl_p90 = percentile(close_.v, close_.n, 90) * 1e3;
+    double cr_med = bench_percentile(create.v, create.n, 50) * 1e3;
+    double cr_p90 = bench_percentile(create.v, create.n, 90) * 1e3;
+    double ex_med = bench_percentile(exec.v, exec.n, 50) * 1e3;
+    double ex_p90 = bench_percentile(exec.v, exec.n, 90) * 1e3;
+    double cl_med = bench_percentile(close_.v, close_.n, 50) * 1e3;
+    double cl_p90 = bench_percentile(close_.v, close_.n, 90) * 1e3;
     rows[nrows++] = (row){.metric = "create-to-ready",
                           .unit = "ms",
                           .med = cr_med,
@@ -761,8 +653,8 @@ int main(int argc, char **argv)
 out:
     for (long i = 0; i < conc; i++)
         if (cargs[i].s)
-            sandbox_close(cargs[i].s);
-    remove_all_live();
+            bench_close(cargs[i].s, "local_bench");
+    bench_close_all("local_bench");
     if (g_interrupted) {
         fprintf(stderr, "local_bench: interrupted\n");
         status = 2;

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_util.h"
 #include "core/journal.h"
 #include "core/provider.h"
 #include "core/sampler.h"
@@ -43,21 +44,6 @@ extern char **environ;
 #define HTOP_WARMUP_S 2.0 /* htop's and the dashboard's start-up is not counted */
 #define WORKLOAD      "while :; do sleep 0.2; ls / >/dev/null; done"
 
-static volatile sig_atomic_t g_interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    g_interrupted = 1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* CPU time of this whole process (every thread). */
 static double cpu_s(void)
 {
@@ -69,9 +55,9 @@ static double cpu_s(void)
 /* Sleeps up to s seconds; false when interrupted. */
 static bool nap(double s)
 {
-    double end = now_s() + s;
+    double end = bench_now() + s;
     while (!g_interrupted) {
-        double left = end - now_s();
+        double left = end - bench_now();
         if (left <= 0)
             return true;
         usleep(left > 0.1 ? 100 * 1000 : (useconds_t)(left * 1e6));
@@ -79,51 +65,11 @@ static bool nap(double s)
     return false;
 }
 
-/* ---- sandboxes: every live one is tracked so that any exit path removes it ---- */
-
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-static sm_sandbox **live;
-static size_t nlive, live_cap;
-
-static void live_add(sm_sandbox *s)
-{
-    pthread_mutex_lock(&live_lock);
-    if (nlive == live_cap) {
-        live_cap = live_cap ? live_cap * 2 : 128;
-        live = xrealloc(live, live_cap * sizeof *live);
-    }
-    live[nlive++] = s;
-    pthread_mutex_unlock(&live_lock);
-}
-
-static void live_remove(sm_sandbox *s)
-{
-    pthread_mutex_lock(&live_lock);
-    for (size_t i = 0; i < nlive; i++)
-        if (live[i] == s) {
-            live[i] = live[--nlive];
-            break;
-        }
-    pthread_mutex_unlock(&live_lock);
-}
-
-static int sandbox_close(sm_sandbox *s)
-{
-    sm_error err;
-    sm_error_clear(&err);
-    int rc = sm_sandbox_stop(s, &err);
-    if (rc != SM_OK)
-        fprintf(stderr, "ui_bench: stop %s: %s\n", sm_sandbox_id(s) ? sm_sandbox_id(s) : "?",
-                err.msg);
-    live_remove(s);
-    sm_sandbox_free(s);
-    return rc;
-}
+/* ---- sandboxes (bench_open tracks them, so any exit path removes them) ---- */
 
 /* Creates and starts a sandbox (idle, or running the workload as its entrypoint). */
 static sm_sandbox *sandbox_open(sm_provider *p, bool busy, char *msg, size_t len)
 {
-    sm_sandbox *s = sm_sandbox_new(p, false);
     sm_spec spec;
     sm_spec_init(&spec);
     if (busy) {
@@ -132,17 +78,7 @@ static sm_sandbox *sandbox_open(sm_provider *p, bool busy, char *msg, size_t len
         spec.entrypoint[1] = xstrdup("-c");
         spec.entrypoint[2] = xstrdup(WORKLOAD);
     }
-    sm_error err;
-    sm_error_clear(&err);
-    int rc = sm_sandbox_start(s, &spec, &err);
-    sm_spec_free(&spec);
-    if (rc != SM_OK) {
-        snprintf(msg, len, "%s", err.msg);
-        sm_sandbox_free(s);
-        return NULL;
-    }
-    live_add(s);
-    return s;
+    return bench_open(p, &spec, msg, len);
 }
 
 /* A pool of WORKERS threads creating (or stopping) sandboxes until the work runs out. */
@@ -169,7 +105,7 @@ static void *pool_thread(void *argp)
             return NULL;
         char msg[256] = "";
         if (pl->stop) {
-            if (pl->items[i] && sandbox_close(pl->items[i]) != SM_OK)
+            if (pl->items[i] && bench_close(pl->items[i], "ui_bench") < 0)
                 snprintf(msg, sizeof msg, "stop failed");
             pl->items[i] = NULL;
         } else {
@@ -193,7 +129,7 @@ static double pool_run(pool *pl)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 256 * 1024);
-    double t0 = now_s();
+    double t0 = bench_now();
     size_t nth = pl->n < WORKERS ? pl->n : WORKERS;
     for (size_t i = 0; i < nth; i++)
         started[i] = pthread_create(&th[i], &attr, pool_thread, pl) == 0;
@@ -203,7 +139,7 @@ static double pool_run(pool *pl)
     for (size_t i = 0; i < nth; i++)
         if (started[i])
             pthread_join(th[i], NULL);
-    double dt = now_s() - t0;
+    double dt = bench_now() - t0;
     pthread_mutex_destroy(&pl->mu);
     if (pl->failed) {
         fprintf(stderr, "ui_bench: %zu of %zu %s failed: %s\n", pl->failed, pl->n,
@@ -224,21 +160,6 @@ static double remove_many(sm_sandbox **items, size_t n)
 {
     pool pl = {.stop = true, .items = items, .n = n};
     return pool_run(&pl);
-}
-
-static void remove_all_live(void)
-{
-    pthread_mutex_lock(&live_lock);
-    size_t n = nlive;
-    sm_sandbox **copy = xcalloc(n ? n : 1, sizeof *copy);
-    memcpy(copy, live, n * sizeof *copy);
-    pthread_mutex_unlock(&live_lock);
-    if (n)
-        remove_many(copy, n);
-    free(copy);
-    free(live);
-    live = NULL;
-    nlive = live_cap = 0;
 }
 
 /* ---- child processes: tmux, htop, the dashboard ---- */
@@ -392,8 +313,8 @@ static void pane_stop(pane *pn)
         return;
     tmux((const char *[]){"kill-session", "-t", pn->name, NULL}, NULL, 0);
     if (pn->pid > 0) {
-        double end = now_s() + 3;
-        while (pid_alive(pn->pid) && now_s() < end)
+        double end = bench_now() + 3;
+        while (pid_alive(pn->pid) && bench_now() < end)
             usleep(20 * 1000);
         if (pid_alive(pn->pid))
             kill(pn->pid, SIGKILL);
@@ -439,10 +360,10 @@ static int measure_window(pane *const *pns, size_t n, double window_s, double *c
     double before[4];
     for (size_t i = 0; i < n; i++)
         before[i] = proc_cpu(pns[i]->pid);
-    double t0 = now_s();
+    double t0 = bench_now();
     if (!nap(window_s))
         return -1;
-    *wall = now_s() - t0;
+    *wall = bench_now() - t0;
     for (size_t i = 0; i < n; i++) {
         double after = proc_cpu(pns[i]->pid);
         if (before[i] < 0 || after < 0) {
@@ -475,29 +396,7 @@ static const char **pane_env(const char *interval)
     return envs;
 }
 
-/* ---- statistics and the table (as in local_bench) ---- */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of n samples (sorted in place). */
-static double percentile(double *v, size_t n, double q)
-{
-    if (n == 0)
-        return -1;
-    qsort(v, n, sizeof *v, cmp_double);
-    if (q == 50 && n % 2 == 0)
-        return (v[n / 2 - 1] + v[n / 2]) / 2;
-    size_t k = (size_t)(q / 100.0 * (double)n + 0.999999);
-    if (k < 1)
-        k = 1;
-    if (k > n)
-        k = n;
-    return v[k - 1];
-}
+/* ---- the table ---- */
 
 /* One line of the results table. Ratios are sandman / baseline; targets are on the value. */
 typedef struct row {
@@ -765,11 +664,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    signal(SIGPIPE, SIG_IGN);
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    bench_catch_signals();
     setvbuf(stdout, NULL, _IOLBF, 0);
     setlocale(LC_ALL, "");
     const char *cs = nl_langinfo(CODESET);
@@ -890,19 +785,19 @@ int main(int argc, char **argv)
     ok = xcalloc(nl, sizeof *ok);
     v1 = xcalloc((size_t)(rounds > frames ? rounds : frames), sizeof *v1);
     v2 = xcalloc((size_t)(rounds > frames ? rounds : frames), sizeof *v2);
-    double c0 = cpu_s(), w0 = now_s();
+    double c0 = cpu_s(), w0 = bench_now();
     size_t got = sm_sampler_collect(smp, list, nl, samples, ok);
-    double cold_cpu = (cpu_s() - c0) * 1e3, cold_wall = (now_s() - w0) * 1e3;
+    double cold_cpu = (cpu_s() - c0) * 1e3, cold_wall = (bench_now() - w0) * 1e3;
     if (got != nl) {
         fprintf(stderr, "ui_bench: sampled %zu of %zu sandboxes\n", got, nl);
         goto out;
     }
     for (long r = 0; r < rounds && !g_interrupted; r++) {
         c0 = cpu_s();
-        w0 = now_s();
+        w0 = bench_now();
         got = sm_sampler_collect(smp, list, nl, samples, ok);
         v1[r] = (cpu_s() - c0) * 1e3;
-        v2[r] = (now_s() - w0) * 1e3;
+        v2[r] = (bench_now() - w0) * 1e3;
         if (got != nl) {
             fprintf(stderr, "ui_bench: sampled %zu of %zu sandboxes\n", got, nl);
             goto out;
@@ -914,10 +809,10 @@ int main(int argc, char **argv)
     snprintf(m_sample, sizeof m_sample, "sample all %zu once, CPU", nl);
     snprintf(m_sample_wall, sizeof m_sample_wall, "sample all %zu once, wall", nl);
     snprintf(m_cold, sizeof m_cold, "first (cold) sample of %zu, CPU", nl);
-    add_row(rows, &nrows, m_sample, "ms", percentile(v1, (size_t)rounds, 50),
-            percentile(v1, (size_t)rounds, 90), htop_refresh_ms, window_name, 50, "< 50 ms");
-    add_row(rows, &nrows, m_sample_wall, "ms", percentile(v2, (size_t)rounds, 50),
-            percentile(v2, (size_t)rounds, 90), htop_refresh_ms, window_name, 50, "< 50 ms");
+    add_row(rows, &nrows, m_sample, "ms", bench_percentile(v1, (size_t)rounds, 50),
+            bench_percentile(v1, (size_t)rounds, 90), htop_refresh_ms, window_name, 50, "< 50 ms");
+    add_row(rows, &nrows, m_sample_wall, "ms", bench_percentile(v2, (size_t)rounds, 50),
+            bench_percentile(v2, (size_t)rounds, 90), htop_refresh_ms, window_name, 50, "< 50 ms");
     add_row(rows, &nrows, m_cold, "ms", cold_cpu, -1, htop_refresh_ms, window_name, -1, "-");
     printf("cold sample: %.1f ms CPU, %.1f ms wall\n", cold_cpu, cold_wall);
     cJSON_AddNumberToObject(json, "cold_sample_wall_ms", cold_wall);
@@ -927,19 +822,19 @@ int main(int argc, char **argv)
         sm_sandbox_info *l2;
         size_t n2;
         c0 = cpu_s();
-        w0 = now_s();
+        w0 = bench_now();
         if (list_all(p, &l2, &n2) < 0)
             goto out;
         v1[r] = (cpu_s() - c0) * 1e3;
-        v2[r] = (now_s() - w0) * 1e3;
+        v2[r] = (bench_now() - w0) * 1e3;
         sm_sandbox_info_list_free(l2, n2);
     }
     snprintf(m_list, sizeof m_list, "provider list of %zu, CPU", nl);
     snprintf(m_list_wall, sizeof m_list_wall, "provider list of %zu, wall", nl);
-    add_row(rows, &nrows, m_list, "ms", percentile(v1, (size_t)rounds, 50),
-            percentile(v1, (size_t)rounds, 90), htop_refresh_ms, window_name, -1, "-");
-    add_row(rows, &nrows, m_list_wall, "ms", percentile(v2, (size_t)rounds, 50),
-            percentile(v2, (size_t)rounds, 90), htop_refresh_ms, window_name, -1, "-");
+    add_row(rows, &nrows, m_list, "ms", bench_percentile(v1, (size_t)rounds, 50),
+            bench_percentile(v1, (size_t)rounds, 90), htop_refresh_ms, window_name, -1, "-");
+    add_row(rows, &nrows, m_list_wall, "ms", bench_percentile(v2, (size_t)rounds, 50),
+            bench_percentile(v2, (size_t)rounds, 90), htop_refresh_ms, window_name, -1, "-");
 
     /* 5. One full dashboard frame, set up by hand: the model gets two refreshes 1 s apart (so
      * rates exist) and the journal's events; the screen is a curses terminal on /dev/null. */
@@ -992,8 +887,8 @@ int main(int argc, char **argv)
                     fr[k].name, bytes, fr[k].cols, fr[k].rows);
             goto out;
         }
-        add_row(rows, &nrows, fr[k].name, "ms", percentile(v1, (size_t)frames, 50),
-                percentile(v1, (size_t)frames, 90), htop_refresh_ms, window_name, fr[k].limit,
+        add_row(rows, &nrows, fr[k].name, "ms", bench_percentile(v1, (size_t)frames, 50),
+                bench_percentile(v1, (size_t)frames, 90), htop_refresh_ms, window_name, fr[k].limit,
                 fr[k].limit < 0 ? "-" : "< 2 ms");
     }
     char m_dash500[96];
@@ -1124,7 +1019,7 @@ out:
     sm_journal_follower_free(fol);
     sm_sampler_free(smp);
     sm_sandbox_info_list_free(list, nl);
-    remove_all_live();
+    bench_close_all("ui_bench");
     free(idle);
     free(busy);
     free(samples);
