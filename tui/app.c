@@ -317,7 +317,7 @@ void tui_app_switch_context(tui_app *app, const char *name)
     free(errbuf);
     probe.provider = NULL; /* keep it: the dashboard owns it now */
     cli_free(&probe);
-    if (app->old_provider) { /* a switch while the refresh of an older one still runs: */
+    if (app->old_provider) {           /* a switch while the refresh of an older one still runs: */
         sm_sampler_free(app->sampler); /* the middle one has no job, drop it */
         sm_provider_free(app->provider);
     } else {
@@ -357,6 +357,7 @@ void tui_app_status(tui_app *app, bool error, const char *fmt, ...)
 }
 
 void tui_app_render(tui_app *app);
+static void update_mousemask(tui_app *app);
 
 static void on_render(uv_timer_t *t)
 {
@@ -513,6 +514,7 @@ static void draw_footer(tui_app *app)
 
 void tui_app_render(tui_app *app)
 {
+    update_mousemask(app);
     app->last_frame = sm_now_mono();
     app->term_bytes = 0;
     getmaxyx(stdscr, app->rows, app->cols);
@@ -572,32 +574,48 @@ static void handle_resize(tui_app *app)
     tui_app_dirty(app);
 }
 
+/* The mouse events asked of the outer terminal: every button and the wheel, and motion too
+ * while the focused terminal's program tracks drags or moves (its mouse mode 2 or 3). */
+static void update_mousemask(tui_app *app)
+{
+    mmask_t want = ALL_MOUSE_EVENTS;
+    tui_pane *f = app->focus >= 0 && app->focus < app->npanes ? app->panes[app->focus] : NULL;
+    if (f && !f->exited && tui_term_mouse_mode(f->term) >= 2)
+        want |= REPORT_MOUSE_POSITION;
+    if (want != app->mousemask) {
+        mousemask(want, NULL);
+        app->mousemask = want;
+    }
+}
+
 static void handle_mouse(tui_app *app)
 {
     MEVENT ev;
-    if (getmouse(&ev) != OK)
+    if (getmouse(&ev) != OK || app->overlay != OV_NONE)
         return;
-    if (ev.bstate & (BUTTON4_PRESSED)) {
-        tui_list_key(app, KEY_UP);
-        return;
-    }
-#ifdef BUTTON5_PRESSED
-    if (ev.bstate & BUTTON5_PRESSED) {
-        tui_list_key(app, KEY_DOWN);
-        return;
-    }
-#endif
-    if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
-        return;
-    if (app->overlay != OV_NONE)
-        return;
-    for (int i = 0; i < app->npanes; i++) {
+    for (int i = 0; i < app->npanes; i++) { /* a terminal gets what happens over it */
         tui_rect r = app->panes[i]->rect;
         if (r.h > 0 && ev.y >= r.y && ev.y < r.y + r.h && ev.x >= r.x && ev.x < r.x + r.w) {
             tui_panes_mouse(app, ev.y, ev.x, ev.bstate);
             return;
         }
     }
+    bool wheel_up = ev.bstate & BUTTON4_PRESSED, wheel_down = ev.bstate & BUTTON5_PRESSED;
+    if (wheel_up || wheel_down) {
+        if (app->view == VIEW_EVENTS)
+            tui_events_key(app, wheel_up ? KEY_UP : KEY_DOWN);
+        else
+            tui_list_key(app, wheel_up ? KEY_UP : KEY_DOWN);
+        return;
+    }
+    if (!(ev.bstate & BUTTON1_PRESSED))
+        return;
+    /* ncurses resolves no clicks (mouseinterval 0, so presses reach terminals at once): a second
+     * press on the same line within 0.4 s is a double click */
+    double now = sm_now_mono();
+    bool dbl = now - app->click_at < 0.4 && ev.y == app->click_y;
+    app->click_at = dbl ? 0 : now;
+    app->click_y = ev.y;
     if (ev.y == 1) { /* the tab line: find the tab under the pointer */
         char tab[128];
         snprintf(tab, sizeof tab, " 1 Sandboxes (%zu) ", app->model.nrows);
@@ -627,7 +645,7 @@ static void handle_mouse(tui_app *app)
         app->focus = -1; /* a click on the dashboard side takes the keyboard there */
         if (app->view == VIEW_LIST) {
             tui_list_click(app, ev.y, TUI_HEADER_LINES);
-            if (ev.bstate & BUTTON1_DOUBLE_CLICKED)
+            if (dbl)
                 app->view = VIEW_DETAIL;
         } else if (app->view == VIEW_EVENTS) {
             tui_events_click(app, ev.y, TUI_HEADER_LINES);
@@ -717,7 +735,10 @@ static void handle_key(tui_app *app, wint_t ch, bool is_key)
     if (app->view == VIEW_LIST && tui_list_key(app, key))
         return;
     switch (key) {
-    case 'q': app->quit = true; break;
+    case 'q':
+    case 3: /* Ctrl-C on the dashboard side (raw mode: it arrives as a key, not a SIGINT) */
+        app->quit = true;
+        break;
     case '?': app->overlay = OV_HELP; break;
     case '/': tui_prompt_open(app, OV_FILTER); break;
     case ':': tui_prompt_open(app, OV_PALETTE); break;
@@ -790,18 +811,13 @@ static int setup_terminal(tui_app *app, sm_error *err)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "cannot initialise the terminal (TERM=%s)",
                             getenv("TERM") ? getenv("TERM") : "");
-    cbreak();
+    raw(); /* Ctrl-C, Ctrl-Z, Ctrl-\, Ctrl-S are keys for the terminals' programs, not signals */
     noecho();
     nonl();
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
     curs_set(0);
-    mousemask(BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
-#ifdef BUTTON5_PRESSED
-                  | BUTTON5_PRESSED
-#endif
-              ,
-              NULL);
+    update_mousemask(app);
     mouseinterval(0);
     if (has_colors()) {
         start_color();

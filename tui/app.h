@@ -55,6 +55,9 @@ typedef struct tui_app {
     int jobs;        /* action jobs in flight */
     bool refreshing;
     bool refresh_again; /* a refresh was asked for while one ran */
+    mmask_t mousemask;  /* what the outer terminal reports (0 until set) */
+    double click_at;    /* the last press on the dashboard side, for double clicks */
+    int click_y;
     double refresh_started;
     int spinner;
     bool quit;

@@ -696,28 +696,52 @@ bool tui_panes_key(tui_app *app, wint_t ch, bool is_key)
     return true;
 }
 
+/* A mouse event over a terminal: to its program when that asks for the mouse (buttons 1-3
+ * pressed and released, the wheel, motion with the modifiers), else the wheel scrolls back. A
+ * press focuses the pane. */
 void tui_panes_mouse(tui_app *app, int y, int x, unsigned long bstate)
 {
+    static const struct {
+        mmask_t press, release;
+        int button;
+    } buttons[] = {{BUTTON1_PRESSED, BUTTON1_RELEASED, 1},
+                   {BUTTON2_PRESSED, BUTTON2_RELEASED, 2},
+                   {BUTTON3_PRESSED, BUTTON3_RELEASED, 3}};
     for (int i = 0; i < app->npanes; i++) {
         tui_pane *p = app->panes[i];
         tui_rect r = p->rect;
         if (r.h <= 0 || y < r.y || y >= r.y + r.h || x < r.x || x >= r.x + r.w)
             continue;
-        if (app->focus != i) {
+        bool wheel_up = bstate & BUTTON4_PRESSED, wheel_down = bstate & BUTTON5_PRESSED;
+        bool press = wheel_up || wheel_down ||
+                     (bstate & (BUTTON1_PRESSED | BUTTON2_PRESSED | BUTTON3_PRESSED));
+        if (press && app->focus != i) {
             app->focus = i;
             app->full = true;
         }
-        bool wheel_up = bstate & BUTTON4_PRESSED;
-        bool wheel_down = false;
-#ifdef BUTTON5_PRESSED
-        wheel_down = bstate & BUTTON5_PRESSED;
-#endif
         if (tui_term_mouse_mode(p->term) && !p->exited) {
-            int button = wheel_up ? 4 : wheel_down ? 5 : (bstate & BUTTON1_PRESSED) ? 1 : 0;
-            tui_term_mouse(p->term, y - r.y, x - r.x, button, button != 0, VTERM_MOD_NONE);
-            if (button == 1)
-                tui_term_mouse(p->term, y - r.y, x - r.x, 1, false, VTERM_MOD_NONE);
-        } else if (wheel_up || wheel_down) {
+            int row = y - r.y, col = x - r.x;
+            VTermModifier mod = ((bstate & BUTTON_SHIFT) ? VTERM_MOD_SHIFT : 0) |
+                                ((bstate & BUTTON_CTRL) ? VTERM_MOD_CTRL : 0) |
+                                ((bstate & BUTTON_ALT) ? VTERM_MOD_ALT : 0);
+            bool sent = false;
+            if (wheel_up || wheel_down) {
+                tui_term_mouse(p->term, row, col, wheel_up ? 4 : 5, true, mod);
+                sent = true;
+            }
+            for (size_t b = 0; b < sizeof buttons / sizeof buttons[0]; b++) {
+                if (bstate & buttons[b].press) {
+                    tui_term_mouse(p->term, row, col, buttons[b].button, true, mod);
+                    sent = true;
+                }
+                if (bstate & buttons[b].release) {
+                    tui_term_mouse(p->term, row, col, buttons[b].button, false, mod);
+                    sent = true;
+                }
+            }
+            if (!sent) /* motion */
+                tui_term_mouse(p->term, row, col, 0, false, mod);
+        } else if (wheel_up || (wheel_down && p->scroll)) {
             if (!p->scroll)
                 enter_scroll(p);
             scroll_to(p, p->mark + (wheel_up ? -3 : 3));
