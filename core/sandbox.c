@@ -373,9 +373,13 @@ int sm_sandbox_endpoint(sm_sandbox *s, int port, sm_endpoint *out, sm_error *err
         rc = sm_port_validate(port, err);
     if (rc != SM_OK)
         return rc;
-    if (s->have_spec && s->spec.nports && !sm_spec_has_port(&s->spec, port))
-        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
-                            "port %d was not declared in the sandbox spec's ports", port);
+    /* A handle that holds the spec checks here; one opened by id leaves it to the provider,
+     * which checks the spec it recorded. */
+    if (s->have_spec && !sm_spec_has_port(&s->spec, port)) {
+        char msg[400];
+        sm_ports_undeclared_msg(port, s->spec.ports, s->spec.nports, msg, sizeof msg);
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST, "%s", msg);
+    }
     rc = s->provider->ops->endpoint(s->provider, s->handle, port, out, err);
     if (rc == SM_OK && (!out->url || strstr(out->url, "://") == NULL)) {
         sm_endpoint_free(out);

@@ -90,6 +90,22 @@ int sm_spec_has_port(const sm_spec *s, int port)
     return 0;
 }
 
+void sm_ports_undeclared_msg(int port, const int *ports, size_t nports, char *buf, size_t len)
+{
+    char list[256] = "";
+    size_t o = 0;
+    for (size_t i = 0; i < nports && o + 16 < sizeof list; i++)
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s%d", i ? ", " : "", ports[i]);
+    if (nports == 0)
+        snprintf(buf, len,
+                 "port %d was not declared in the sandbox's ports (it declares none; endpoints "
+                 "exist only for ports declared when the sandbox is created)",
+                 port);
+    else
+        snprintf(buf, len, "port %d was not declared in the sandbox's ports (declared: %s)", port,
+                 list);
+}
+
 static int add_port_value(sm_spec *s, long port, sm_error *err)
 {
     if (sm_port_validate(port, err) != SM_OK)

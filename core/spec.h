@@ -57,6 +57,9 @@ int sm_spec_validate(const sm_spec *s, sm_error *err);
 /* Adds one port given as text (the CLI's --port) or number; rejects bad and duplicate ports. */
 int sm_spec_add_port(sm_spec *s, const char *text, sm_error *err);
 int sm_spec_has_port(const sm_spec *s, int port);
+/* Why an endpoint for an undeclared port is refused, in one line naming the declared ports:
+ * "port 9999 was not declared in the sandbox's ports (declared: 8080, 8081)". */
+void sm_ports_undeclared_msg(int port, const int *ports, size_t nports, char *buf, size_t len);
 
 /* Resources from a mapping: unknown keys rejected with the sorted allowed list; values are
  * coerced (numeric strings accepted); NULL/null -> nothing set. */

@@ -600,9 +600,28 @@ static int local_endpoint(sm_provider *p, sm_handle *h, int port, sm_endpoint *o
     int rc = local_record_running(h->id, &r, err);
     if (rc != SM_OK)
         return rc;
+    /* The recorded spec decides, whichever handle asks (one opened by id has no spec). */
+    const cJSON *ports = cJSON_GetObjectItemCaseSensitive(r.spec, "ports"), *it;
+    int declared[64];
+    size_t nd = 0;
+    bool found = false;
+    cJSON_ArrayForEach(it, ports)
+    {
+        if (!cJSON_IsNumber(it))
+            continue;
+        if ((int)it->valuedouble == port)
+            found = true;
+        if (nd < sizeof declared / sizeof declared[0])
+            declared[nd++] = (int)it->valuedouble;
+    }
     const char *net = sm_json_str(r.spec, "network");
     bool host = net && !strcmp(net, "host");
     local_record_free(&r);
+    if (!found) {
+        char msg[400];
+        sm_ports_undeclared_msg(port, declared, nd, msg, sizeof msg);
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST, "%s", msg);
+    }
     if (!host)
         return sm_error_set(err, SM_ERR_UNSUPPORTED, SM_FAIL_INVALID_REQUEST,
                             "sandbox %s has no network; set network: host in the local "
