@@ -12,6 +12,7 @@
 #include "core/attribution.h"
 #include "core/journal.h"
 #include "core/json.h"
+#include "core/redact.h"
 #include "core/util.h"
 
 struct sm_sandbox {
@@ -129,6 +130,9 @@ int sm_sandbox_start(sm_sandbox *s, const sm_spec *spec_in, sm_error *err)
     /* Labels: explicit metadata wins over the context's default_metadata, which wins over
      * attribution. */
     sm_map_merge_under(&s->spec.metadata, &s->provider->default_metadata);
+    /* A label named like a credential (--label api_token=...) is a secret wherever it came
+     * from: never printed, journalled or recorded. */
+    sm_redact_register_map(&s->spec.metadata);
     sm_attribution attr;
     sm_attribution_resolve(NULL, &attr);
     sm_attribution_to_labels(&attr, SM_ATTRIBUTION_PREFIX, &s->spec.metadata);

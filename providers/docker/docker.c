@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/json.h"
+#include "core/redact.h"
 #include "core/util.h"
 #include "providers/docker/docker.h"
 #include "providers/docker/docker_provider.h"
@@ -588,8 +589,12 @@ static cJSON *create_body(const docker_provider *dp, sm_provider *p, const sm_sp
     cJSON *b = cJSON_CreateObject();
     cJSON_AddStringToObject(b, "Image", spec->image);
     cJSON *labels = cJSON_AddObjectToObject(b, "Labels");
-    for (size_t i = 0; i < spec->metadata.n; i++)
-        cJSON_AddStringToObject(labels, spec->metadata.items[i].key, spec->metadata.items[i].value);
+    for (size_t i = 0; i < spec->metadata.n; i++) {
+        /* a secret label reaches the engine redacted (docker inspect shows labels) */
+        char *v = sm_redact_dup(spec->metadata.items[i].value);
+        cJSON_AddStringToObject(labels, spec->metadata.items[i].key, v);
+        free(v);
+    }
     /* ours win over the spec's: ls and cleanup rely on them */
     const char *own[][2] = {{DOCKER_LABEL_PROVIDER, "docker"},
                             {DOCKER_LABEL_ATTEMPT, attempt},

@@ -21,6 +21,7 @@
 
 #include "core/journal.h"
 #include "core/json.h"
+#include "core/redact.h"
 #include "core/util.h"
 #include "providers/local/launch.h"
 #include "providers/local/local.h"
@@ -214,7 +215,7 @@ static cJSON *record_json(const local_provider *lp, sm_provider *p, const sm_spe
     cJSON_AddNumberToObject(o, "ready_timeout_s",
                             spec->ready_timeout_s > 0 ? spec->ready_timeout_s : 60);
     cJSON_AddItemToObject(o, "env", sm_map_to_json(&spec->env));
-    cJSON_AddItemToObject(o, "metadata", sm_map_to_json(&spec->metadata));
+    cJSON_AddItemToObject(o, "metadata", sm_redact_map_to_json(&spec->metadata));
     cJSON_AddItemToObject(o, "resources", sm_resources_to_json(&spec->resources));
     cJSON *ports = cJSON_AddArrayToObject(o, "ports");
     for (size_t i = 0; i < spec->nports; i++)

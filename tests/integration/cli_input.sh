@@ -92,4 +92,31 @@ run "$SANDMAN" -c "$SANDMAN_STATE_DIR/gym.yaml" create
 expect_eq "an unset variable without default is an error" 2 "$RC"
 expect_match "naming the variable" "TEAM_NAME is not set" "$ERR"
 
+# Credentials in labels: default_metadata (and --label) values whose key names a credential are
+# secrets, never printed, journalled or recorded.
+TOK=tok-Zq81xVv93KLpSecret
+LABELTOK=hunter2-label-pw
+cat >"$SANDMAN_STATE_DIR/secret.yaml" <<'YAML'
+keys:
+  local: {}
+  default_metadata:
+    api_token: ${oc.env:MYTOK}
+    team: evals
+YAML
+SEEN=""
+run env MYTOK=$TOK "$SANDMAN" -c "$SANDMAN_STATE_DIR/secret.yaml" create -o json --label db_password=$LABELTOK
+expect_eq "create with a secret in default_metadata" 0 "$RC"
+SEEN="$SEEN$OUT$ERR"
+K=$(echo "$OUT" | json 'd["id"]')
+expect_eq "create -o json shows the secret labels redacted" "*** *** evals" "$(echo "$OUT" | json 'd["labels"]["api_token"]+" "+d["labels"]["db_password"]+" "+d["labels"]["team"]')"
+for verb in "ls -o json" "ls -a -o json" "ls -a" "status -o json $K" "status $K" "events $K" "events -o json $K"; do
+    run env MYTOK=$TOK "$SANDMAN" -c "$SANDMAN_STATE_DIR/secret.yaml" $verb
+    SEEN="$SEEN$OUT$ERR"
+    run "$SANDMAN" $verb
+    SEEN="$SEEN$OUT$ERR"
+done
+expect_no_match "the token appears in no output" "$TOK" "$SEEN"
+expect_no_match "nor the --label password" "$LABELTOK" "$SEEN"
+check "the state directory holds neither" sh -c "! grep -r -e '$TOK' -e '$LABELTOK' '$SANDMAN_STATE_DIR' --exclude=secret.yaml"
+
 finish
