@@ -92,6 +92,23 @@ run "$SANDMAN" -c "$SANDMAN_STATE_DIR/gym.yaml" create
 expect_eq "an unset variable without default is an error" 2 "$RC"
 expect_match "naming the variable" "TEAM_NAME is not set" "$ERR"
 
+# spec.files carries text: a file with NUL bytes is refused, never cut short at the first NUL.
+printf 'head\0tail' >"$SANDMAN_STATE_DIR/blob.bin"
+BEFORE=$("$SANDMAN" ls -aq | wc -l)
+run "$SANDMAN" create --file /tmp/blob.bin="$SANDMAN_STATE_DIR/blob.bin"
+expect_eq "a binary --file exits 2" 2 "$RC"
+expect_match "saying spec files are text and pointing at cp" "blob.bin holds NUL bytes; spec files are text \(copy binary files with 'sandman cp .*blob.bin ID:/tmp/blob.bin' after create\)" "$ERR"
+check "in one line" one_line "$ERR"
+expect_eq "and no sandbox is made" "$BEFORE" "$("$SANDMAN" ls -aq | wc -l)"
+printf 'line one\nline two\n' >"$SANDMAN_STATE_DIR/text.txt"
+run "$SANDMAN" create --file /tmp/text.txt="$SANDMAN_STATE_DIR/text.txt"
+expect_eq "a text --file is accepted" 0 "$RC"
+TF=$OUT
+run "$SANDMAN" exec "$TF" -- cat /tmp/text.txt
+expect_eq "and arrives whole" "line one
+line two" "$OUT"
+"$SANDMAN" rm "$TF" >/dev/null 2>&1
+
 # Credentials in labels: default_metadata (and --label) values whose key names a credential are
 # secrets, never printed, journalled or recorded.
 TOK=tok-Zq81xVv93KLpSecret
