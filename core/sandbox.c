@@ -248,6 +248,8 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
     if (rc == SM_OK && (!req_in || !req_in->cmd || !*req_in->cmd))
         rc = sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                           "exec needs a non-empty command");
+    if (rc == SM_OK)
+        rc = sm_exec_timeout_validate(req_in->timeout_s, err);
     if (rc != SM_OK) {
         f.kind = SM_FAIL_INVALID_REQUEST;
         sm_exec_result_runtime(res, "sandbox", &f);

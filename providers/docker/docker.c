@@ -200,9 +200,11 @@ static int parse_config(const cJSON *config, docker_cfg *c, sm_error *err)
     if (!rc && (!c->publish_host || !*c->publish_host))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "docker.create.publish_host must not be empty");
-    if (!rc && c->default_timeout_s <= 0)
+    if (!rc && !(c->default_timeout_s > 0 && c->default_timeout_s <= SM_MAX_EXEC_TIMEOUT_S))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
-                          "docker.exec.default_timeout_s must be positive");
+                          "docker.exec.default_timeout_s must be positive, up to %.0f seconds (1 "
+                          "week)",
+                          SM_MAX_EXEC_TIMEOUT_S);
     if (!rc && c->probe_timeout_s <= 0)
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "docker.probe.timeout_s must be positive");

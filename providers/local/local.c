@@ -83,9 +83,10 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     if (!rc && lp->workdir && lp->workdir[0] != '/')
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.workdir must be an absolute path");
-    if (!rc && lp->default_timeout_s <= 0)
+    if (!rc && !(lp->default_timeout_s > 0 && lp->default_timeout_s <= SM_MAX_EXEC_TIMEOUT_S))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
-                          "local.default_timeout_s must be positive");
+                          "local.default_timeout_s must be positive, up to %.0f seconds (1 week)",
+                          SM_MAX_EXEC_TIMEOUT_S);
     if (rc) {
         if (err)
             err->code = SM_ERR_CONFIG;

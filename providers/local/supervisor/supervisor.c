@@ -503,7 +503,8 @@ int main(int argc, char **argv)
         int ms = -1;
         if (deadline > 0) {
             double left = deadline - now_mono();
-            ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+            /* at most an hour per wait: a TTL of years in ms does not fit an int */
+            ms = left <= 0 ? 0 : left > 3600 ? 3600 * 1000 : (int)(left * 1000) + 1;
         }
         struct pollfd p = {.fd = sfd, .events = POLLIN};
         int r = poll(&p, 1, ms);
