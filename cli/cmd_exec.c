@@ -27,8 +27,12 @@ static int exec_opt(sm_cli *cli, void *ud, int id, const char *arg)
     exec_args *a = ud;
     switch (id) {
     case X_TIMEOUT:
-        if (sm_parse_double(arg, &a->timeout) || a->timeout <= 0)
-            return cli_usage(cli, "--timeout wants a positive number of seconds, not '%s'", arg);
+        if (sm_parse_double(arg, &a->timeout) || !(a->timeout > 0) ||
+            a->timeout > SM_MAX_EXEC_TIMEOUT_S)
+            return cli_usage(cli,
+                             "--timeout wants a positive number of seconds up to %.0f (1 week), "
+                             "not '%s'",
+                             SM_MAX_EXEC_TIMEOUT_S, arg);
         return 0;
     case X_WORKDIR:
         if (arg[0] != '/')

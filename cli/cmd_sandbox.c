@@ -39,9 +39,20 @@ static int add_file(sm_cli *cli, sm_spec *s, const char *arg)
     if (!eq || eq == arg || !eq[1])
         return cli_usage(cli, "--file wants REMOTE=LOCAL, not '%s'", arg);
     char *remote = xstrndup(arg, (size_t)(eq - arg)), *text = NULL;
-    if (sm_read_file(eq + 1, &text, NULL) < 0) {
+    size_t len = 0;
+    if (sm_read_file(eq + 1, &text, &len) < 0) {
         free(remote);
         return cli_error(cli, CLI_USAGE, "--file %s: cannot read %s", arg, eq + 1);
+    }
+    /* The map holds C strings: a NUL would silently cut the file short. */
+    if (memchr(text, '\0', len)) {
+        int rc = cli_usage(cli,
+                           "--file %s: %s holds NUL bytes; spec files are text (copy binary files "
+                           "with 'sandman cp %s ID:%s' after create)",
+                           arg, eq + 1, eq + 1, remote);
+        free(remote);
+        free(text);
+        return rc;
     }
     sm_map_set(&s->files, remote, text);
     free(remote);

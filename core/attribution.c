@@ -68,7 +68,7 @@ static char *os_login(void)
 static pthread_once_t run_once = PTHREAD_ONCE_INIT;
 static char random_run_id[RUN_ID_LEN + 1];
 
-/* NEMO_GYM_RUN_ID values handed out so far: interned so returned pointers stay valid even
+/* Run ids from the environment handed out so far: interned so returned pointers stay valid even
  * when the variable changes later (tests; long-lived front ends). */
 static pthread_mutex_t env_ids_lock = PTHREAD_MUTEX_INITIALIZER;
 static char **env_ids;
@@ -79,9 +79,27 @@ static void make_random_run_id(void)
     sm_random_hex(random_run_id, RUN_ID_LEN);
 }
 
+/* The run id the environment gives, malloc'd, or NULL: NEMO_GYM_RUN_ID, else the Slurm job
+ * (SLURM_JOB_ID, with "_<task>" for an array task: "42_3"). */
+static char *env_run_id(void)
+{
+    char *id = trimmed(getenv("NEMO_GYM_RUN_ID"));
+    if (id)
+        return id;
+    id = trimmed(getenv("SLURM_JOB_ID"));
+    char *task = id ? trimmed(getenv("SLURM_ARRAY_TASK_ID")) : NULL;
+    if (task) {
+        char *both = xasprintf("%s_%s", id, task);
+        free(id);
+        free(task);
+        id = both;
+    }
+    return id;
+}
+
 const char *sm_run_id(void)
 {
-    char *env = trimmed(getenv("NEMO_GYM_RUN_ID"));
+    char *env = env_run_id();
     if (env) {
         const char *found = NULL;
         pthread_mutex_lock(&env_ids_lock);

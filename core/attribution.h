@@ -19,7 +19,8 @@ typedef struct sm_attribution {
 /* explicit may be NULL; its non-empty fields win. Unresolvable fields stay NULL. */
 void sm_attribution_resolve(const sm_attribution *explicit_values, sm_attribution *out);
 void sm_attribution_free(sm_attribution *a);
-/* NEMO_GYM_RUN_ID, else a random 12-hex id generated once per process. */
+/* NEMO_GYM_RUN_ID, else SLURM_JOB_ID (SLURM_JOB_ID_SLURM_ARRAY_TASK_ID for an array task, e.g.
+ * "42_3"), else a random 12-hex id generated once per process. */
 const char *sm_run_id(void);
 /* Adds prefix+key labels for every resolved field, unless the label is already present
  * (explicit metadata wins). */

@@ -723,6 +723,7 @@ static int parse_block(const char *origin, const char *name, const cJSON *val, s
                 rc = cfail(err, origin, "block '%s': default_metadata %s", name, buf);
                 goto out;
             }
+            sm_redact_register_map(&ctx->default_metadata); /* same rule as provider options */
         } else if (!strcmp(c->string, "rewrite_image")) {
             if ((rc = parse_rewrites(origin, name, c, &ctx->image_rewrites, err)) != SM_OK)
                 goto out;

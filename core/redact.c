@@ -1,11 +1,13 @@
 /* Registry of secret values and the redaction applied to every message we emit. */
 #include "core/redact.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kv.h"
 #include "core/strbuf.h"
 #include "core/util.h"
 
@@ -42,6 +44,24 @@ bool sm_redact_key_is_secret(const char *key)
         if (strstr(low, words[i]))
             return true;
     return false;
+}
+
+void sm_redact_register_map(const sm_map *m)
+{
+    for (size_t i = 0; m && i < m->n; i++)
+        if (sm_redact_key_is_secret(m->items[i].key))
+            sm_redact_register(m->items[i].value);
+}
+
+cJSON *sm_redact_map_to_json(const sm_map *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; m && i < m->n; i++) {
+        char *v = sm_redact_dup(m->items[i].value);
+        cJSON_AddStringToObject(o, m->items[i].key, v);
+        free(v);
+    }
+    return o;
 }
 
 char *sm_redact_dup(const char *src)

@@ -12,6 +12,7 @@
 #include "core/attribution.h"
 #include "core/journal.h"
 #include "core/json.h"
+#include "core/redact.h"
 #include "core/util.h"
 
 struct sm_sandbox {
@@ -129,6 +130,9 @@ int sm_sandbox_start(sm_sandbox *s, const sm_spec *spec_in, sm_error *err)
     /* Labels: explicit metadata wins over the context's default_metadata, which wins over
      * attribution. */
     sm_map_merge_under(&s->spec.metadata, &s->provider->default_metadata);
+    /* A label named like a credential (--label api_token=...) is a secret wherever it came
+     * from: never printed, journalled or recorded. */
+    sm_redact_register_map(&s->spec.metadata);
     sm_attribution attr;
     sm_attribution_resolve(NULL, &attr);
     sm_attribution_to_labels(&attr, SM_ATTRIBUTION_PREFIX, &s->spec.metadata);
@@ -244,6 +248,8 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
     if (rc == SM_OK && (!req_in || !req_in->cmd || !*req_in->cmd))
         rc = sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                           "exec needs a non-empty command");
+    if (rc == SM_OK)
+        rc = sm_exec_timeout_validate(req_in->timeout_s, err);
     if (rc != SM_OK) {
         f.kind = SM_FAIL_INVALID_REQUEST;
         sm_exec_result_runtime(res, "sandbox", &f);
@@ -373,9 +379,13 @@ int sm_sandbox_endpoint(sm_sandbox *s, int port, sm_endpoint *out, sm_error *err
         rc = sm_port_validate(port, err);
     if (rc != SM_OK)
         return rc;
-    if (s->have_spec && s->spec.nports && !sm_spec_has_port(&s->spec, port))
-        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
-                            "port %d was not declared in the sandbox spec's ports", port);
+    /* A handle that holds the spec checks here; one opened by id leaves it to the provider,
+     * which checks the spec it recorded. */
+    if (s->have_spec && !sm_spec_has_port(&s->spec, port)) {
+        char msg[400];
+        sm_ports_undeclared_msg(port, s->spec.ports, s->spec.nports, msg, sizeof msg);
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST, "%s", msg);
+    }
     rc = s->provider->ops->endpoint(s->provider, s->handle, port, out, err);
     if (rc == SM_OK && (!out->url || strstr(out->url, "://") == NULL)) {
         sm_endpoint_free(out);

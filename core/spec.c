@@ -90,6 +90,22 @@ int sm_spec_has_port(const sm_spec *s, int port)
     return 0;
 }
 
+void sm_ports_undeclared_msg(int port, const int *ports, size_t nports, char *buf, size_t len)
+{
+    char list[256] = "";
+    size_t o = 0;
+    for (size_t i = 0; i < nports && o + 16 < sizeof list; i++)
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s%d", i ? ", " : "", ports[i]);
+    if (nports == 0)
+        snprintf(buf, len,
+                 "port %d was not declared in the sandbox's ports (it declares none; endpoints "
+                 "exist only for ports declared when the sandbox is created)",
+                 port);
+    else
+        snprintf(buf, len, "port %d was not declared in the sandbox's ports (declared: %s)", port,
+                 list);
+}
+
 static int add_port_value(sm_spec *s, long port, sm_error *err)
 {
     if (sm_port_validate(port, err) != SM_OK)
@@ -124,10 +140,18 @@ int sm_spec_validate(const sm_spec *s, sm_error *err)
     if (s->ttl_s >= 0 && !(s->ttl_s > 0))
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "ttl_s must be a positive number of seconds, not %g", s->ttl_s);
+    if (!(s->ttl_s <= SM_MAX_TTL_S)) /* NaN too */
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "ttl_s %g is too large (allowed: up to %.0f seconds, 10 years)",
+                            s->ttl_s, SM_MAX_TTL_S);
     if (s->ready_timeout_s >= 0 && !(s->ready_timeout_s > 0))
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "ready_timeout_s must be a positive number of seconds, not %g",
                             s->ready_timeout_s);
+    if (!(s->ready_timeout_s <= SM_MAX_READY_TIMEOUT_S))
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "ready_timeout_s %g is too large (allowed: up to %.0f seconds, 1 day)",
+                            s->ready_timeout_s, SM_MAX_READY_TIMEOUT_S);
     if (s->workdir && !is_abs_path(s->workdir))
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "workdir '%s' must be an absolute path", s->workdir);
@@ -135,16 +159,31 @@ int sm_spec_validate(const sm_spec *s, sm_error *err)
     if ((r->set & SM_RES_CPU) && !(r->cpu > 0))
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "resources.cpu must be > 0 (vCPU, fractions allowed), not %g", r->cpu);
+    if ((r->set & SM_RES_CPU) && r->cpu > SM_MAX_CPU)
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "resources.cpu %g is too large (allowed: up to %.0f vCPU)", r->cpu,
+                            SM_MAX_CPU);
     if ((r->set & SM_RES_MEMORY) && r->memory_mib <= 0)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "resources.memory_mib must be a positive integer, not %ld",
                             r->memory_mib);
+    if ((r->set & SM_RES_MEMORY) && r->memory_mib > SM_MAX_MEMORY_MIB)
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "resources.memory_mib %ld is too large (allowed: 1..%ld MiB, 16 TiB)",
+                            r->memory_mib, SM_MAX_MEMORY_MIB);
     if ((r->set & SM_RES_DISK) && r->disk_gib <= 0)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "resources.disk_gib must be a positive integer");
+    if ((r->set & SM_RES_DISK) && r->disk_gib > SM_MAX_DISK_GIB)
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "resources.disk_gib %ld is too large (allowed: 1..%ld GiB, 1 PiB)",
+                            r->disk_gib, SM_MAX_DISK_GIB);
     if ((r->set & SM_RES_GPU) && r->gpu < 0)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "resources.gpu must not be negative");
+    if ((r->set & SM_RES_GPU) && r->gpu > SM_MAX_GPU)
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "resources.gpu %ld is too large (allowed: 0..%ld)", r->gpu, SM_MAX_GPU);
     for (size_t i = 0; i < s->files.n; i++)
         if (!is_abs_path(s->files.items[i].key))
             return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
@@ -449,6 +488,16 @@ void sm_exec_request_init(sm_exec_request *r)
     memset(r, 0, sizeof *r);
     r->stdout_fd = -1;
     r->stderr_fd = -1;
+}
+
+int sm_exec_timeout_validate(double timeout_s, sm_error *err)
+{
+    if (timeout_s != timeout_s || timeout_s > SM_MAX_EXEC_TIMEOUT_S)
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "exec timeout %g s is out of range (allowed: up to %.0f seconds, "
+                            "1 week; 0 or less for the default)",
+                            timeout_s, SM_MAX_EXEC_TIMEOUT_S);
+    return SM_OK;
 }
 
 void sm_exec_result_init(sm_exec_result *r)

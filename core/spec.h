@@ -14,6 +14,16 @@ typedef struct cJSON cJSON;
 #define SM_DEFAULT_EXEC_TIMEOUT_S 180.0
 #define SM_RUNTIME_RETURN_CODE    125
 
+/* Upper bounds of what a spec or request may ask for: far above any real machine or run, low
+ * enough that byte counts and millisecond timers cannot overflow downstream. */
+#define SM_MAX_CPU             1024.0              /* vCPU */
+#define SM_MAX_MEMORY_MIB      (16L * 1024 * 1024) /* 16 TiB */
+#define SM_MAX_DISK_GIB        (1024L * 1024)      /* 1 PiB */
+#define SM_MAX_GPU             1024L
+#define SM_MAX_TTL_S           (10.0 * 365 * 86400) /* 10 years */
+#define SM_MAX_READY_TIMEOUT_S 86400.0              /* 1 day */
+#define SM_MAX_EXEC_TIMEOUT_S  (7.0 * 86400)        /* 1 week */
+
 /* Resources: each field is "not requested" unless its bit is in `set` (unset is never 0). */
 enum {
     SM_RES_CPU = 1u << 0,
@@ -52,11 +62,15 @@ void sm_spec_free(sm_spec *s);
 void sm_spec_copy(sm_spec *dst, const sm_spec *src); /* dst must be fresh or freed */
 
 /* Validation of every rule in the seed: ports 1..65535 without duplicates, ttl/ready_timeout
- * positive, resources positive, files keys absolute paths, workdir absolute. */
+ * positive, resources positive, files keys absolute paths, workdir absolute; and the SM_MAX_*
+ * upper bounds above. */
 int sm_spec_validate(const sm_spec *s, sm_error *err);
 /* Adds one port given as text (the CLI's --port) or number; rejects bad and duplicate ports. */
 int sm_spec_add_port(sm_spec *s, const char *text, sm_error *err);
 int sm_spec_has_port(const sm_spec *s, int port);
+/* Why an endpoint for an undeclared port is refused, in one line naming the declared ports:
+ * "port 9999 was not declared in the sandbox's ports (declared: 8080, 8081)". */
+void sm_ports_undeclared_msg(int port, const int *ports, size_t nports, char *buf, size_t len);
 
 /* Resources from a mapping: unknown keys rejected with the sorted allowed list; values are
  * coerced (numeric strings accepted); NULL/null -> nothing set. */
@@ -108,6 +122,8 @@ typedef struct sm_exec_request {
 } sm_exec_request;
 
 void sm_exec_request_init(sm_exec_request *r);
+/* A command's timeout: <= 0 (the default) or up to SM_MAX_EXEC_TIMEOUT_S. */
+int sm_exec_timeout_validate(double timeout_s, sm_error *err);
 
 typedef struct sm_exec_result {
     char *out; /* captured stdout (NULL when streamed or not available) */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/json.h"
+#include "core/redact.h"
 #include "core/util.h"
 #include "providers/docker/docker.h"
 #include "providers/docker/docker_provider.h"
@@ -199,9 +200,11 @@ static int parse_config(const cJSON *config, docker_cfg *c, sm_error *err)
     if (!rc && (!c->publish_host || !*c->publish_host))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "docker.create.publish_host must not be empty");
-    if (!rc && c->default_timeout_s <= 0)
+    if (!rc && !(c->default_timeout_s > 0 && c->default_timeout_s <= SM_MAX_EXEC_TIMEOUT_S))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
-                          "docker.exec.default_timeout_s must be positive");
+                          "docker.exec.default_timeout_s must be positive, up to %.0f seconds (1 "
+                          "week)",
+                          SM_MAX_EXEC_TIMEOUT_S);
     if (!rc && c->probe_timeout_s <= 0)
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "docker.probe.timeout_s must be positive");
@@ -588,8 +591,12 @@ static cJSON *create_body(const docker_provider *dp, sm_provider *p, const sm_sp
     cJSON *b = cJSON_CreateObject();
     cJSON_AddStringToObject(b, "Image", spec->image);
     cJSON *labels = cJSON_AddObjectToObject(b, "Labels");
-    for (size_t i = 0; i < spec->metadata.n; i++)
-        cJSON_AddStringToObject(labels, spec->metadata.items[i].key, spec->metadata.items[i].value);
+    for (size_t i = 0; i < spec->metadata.n; i++) {
+        /* a secret label reaches the engine redacted (docker inspect shows labels) */
+        char *v = sm_redact_dup(spec->metadata.items[i].value);
+        cJSON_AddStringToObject(labels, spec->metadata.items[i].key, v);
+        free(v);
+    }
     /* ours win over the spec's: ls and cleanup rely on them */
     const char *own[][2] = {{DOCKER_LABEL_PROVIDER, "docker"},
                             {DOCKER_LABEL_ATTEMPT, attempt},

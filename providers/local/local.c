@@ -21,6 +21,7 @@
 
 #include "core/journal.h"
 #include "core/json.h"
+#include "core/redact.h"
 #include "core/util.h"
 #include "providers/local/launch.h"
 #include "providers/local/local.h"
@@ -82,9 +83,10 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     if (!rc && lp->workdir && lp->workdir[0] != '/')
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.workdir must be an absolute path");
-    if (!rc && lp->default_timeout_s <= 0)
+    if (!rc && !(lp->default_timeout_s > 0 && lp->default_timeout_s <= SM_MAX_EXEC_TIMEOUT_S))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
-                          "local.default_timeout_s must be positive");
+                          "local.default_timeout_s must be positive, up to %.0f seconds (1 week)",
+                          SM_MAX_EXEC_TIMEOUT_S);
     if (rc) {
         if (err)
             err->code = SM_ERR_CONFIG;
@@ -214,7 +216,7 @@ static cJSON *record_json(const local_provider *lp, sm_provider *p, const sm_spe
     cJSON_AddNumberToObject(o, "ready_timeout_s",
                             spec->ready_timeout_s > 0 ? spec->ready_timeout_s : 60);
     cJSON_AddItemToObject(o, "env", sm_map_to_json(&spec->env));
-    cJSON_AddItemToObject(o, "metadata", sm_map_to_json(&spec->metadata));
+    cJSON_AddItemToObject(o, "metadata", sm_redact_map_to_json(&spec->metadata));
     cJSON_AddItemToObject(o, "resources", sm_resources_to_json(&spec->resources));
     cJSON *ports = cJSON_AddArrayToObject(o, "ports");
     for (size_t i = 0; i < spec->nports; i++)
@@ -600,9 +602,28 @@ static int local_endpoint(sm_provider *p, sm_handle *h, int port, sm_endpoint *o
     int rc = local_record_running(h->id, &r, err);
     if (rc != SM_OK)
         return rc;
+    /* The recorded spec decides, whichever handle asks (one opened by id has no spec). */
+    const cJSON *ports = cJSON_GetObjectItemCaseSensitive(r.spec, "ports"), *it;
+    int declared[64];
+    size_t nd = 0;
+    bool found = false;
+    cJSON_ArrayForEach(it, ports)
+    {
+        if (!cJSON_IsNumber(it))
+            continue;
+        if ((int)it->valuedouble == port)
+            found = true;
+        if (nd < sizeof declared / sizeof declared[0])
+            declared[nd++] = (int)it->valuedouble;
+    }
     const char *net = sm_json_str(r.spec, "network");
     bool host = net && !strcmp(net, "host");
     local_record_free(&r);
+    if (!found) {
+        char msg[400];
+        sm_ports_undeclared_msg(port, declared, nd, msg, sizeof msg);
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST, "%s", msg);
+    }
     if (!host)
         return sm_error_set(err, SM_ERR_UNSUPPORTED, SM_FAIL_INVALID_REQUEST,
                             "sandbox %s has no network; set network: host in the local "

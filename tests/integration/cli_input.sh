@@ -19,6 +19,16 @@ expect_match "a non-numeric port is refused" "port 'http' is not a number" "$ERR
 run "$SANDMAN" create --memory-mib lots
 expect_eq "a bad memory value exits 2" 2 "$RC"
 expect_match "naming the flag" "--memory-mib wants a positive integer, not 'lots'" "$ERR"
+run "$SANDMAN" create --memory-mib 17592186044417
+expect_eq "a memory size past 16 TiB exits 2 (it would wrap to a 1 MiB limit)" 2 "$RC"
+expect_match "naming the allowed range" "resources.memory_mib 17592186044417 is too large \(allowed: 1..16777216 MiB, 16 TiB\)" "$ERR"
+run "$SANDMAN" create --ttl 1e300
+expect_eq "a TTL past 10 years exits 2" 2 "$RC"
+expect_match "naming the allowed range" "ttl_s 1e\+300 is too large \(allowed: up to 315360000 seconds, 10 years\)" "$ERR"
+check "in one line" one_line "$ERR"
+run "$SANDMAN" exec --timeout 1e10 nosuch -- true
+expect_eq "an exec timeout past a week exits 2" 2 "$RC"
+expect_match "naming the allowed range" "--timeout wants a positive number of seconds up to 604800 \(1 week\)" "$ERR"
 run "$SANDMAN" create --bogus
 expect_match "an unknown flag is named" "unknown option --bogus" "$ERR"
 run "$SANDMAN" create --image python:3.12
@@ -91,5 +101,49 @@ expect_match "attribution labels are added" "nemo-gym.nvidia.com/run" "$OUT"
 run "$SANDMAN" -c "$SANDMAN_STATE_DIR/gym.yaml" create
 expect_eq "an unset variable without default is an error" 2 "$RC"
 expect_match "naming the variable" "TEAM_NAME is not set" "$ERR"
+
+# spec.files carries text: a file with NUL bytes is refused, never cut short at the first NUL.
+printf 'head\0tail' >"$SANDMAN_STATE_DIR/blob.bin"
+BEFORE=$("$SANDMAN" ls -aq | wc -l)
+run "$SANDMAN" create --file /tmp/blob.bin="$SANDMAN_STATE_DIR/blob.bin"
+expect_eq "a binary --file exits 2" 2 "$RC"
+expect_match "saying spec files are text and pointing at cp" "blob.bin holds NUL bytes; spec files are text \(copy binary files with 'sandman cp .*blob.bin ID:/tmp/blob.bin' after create\)" "$ERR"
+check "in one line" one_line "$ERR"
+expect_eq "and no sandbox is made" "$BEFORE" "$("$SANDMAN" ls -aq | wc -l)"
+printf 'line one\nline two\n' >"$SANDMAN_STATE_DIR/text.txt"
+run "$SANDMAN" create --file /tmp/text.txt="$SANDMAN_STATE_DIR/text.txt"
+expect_eq "a text --file is accepted" 0 "$RC"
+TF=$OUT
+run "$SANDMAN" exec "$TF" -- cat /tmp/text.txt
+expect_eq "and arrives whole" "line one
+line two" "$OUT"
+"$SANDMAN" rm "$TF" >/dev/null 2>&1
+
+# Credentials in labels: default_metadata (and --label) values whose key names a credential are
+# secrets, never printed, journalled or recorded.
+TOK=tok-Zq81xVv93KLpSecret
+LABELTOK=hunter2-label-pw
+cat >"$SANDMAN_STATE_DIR/secret.yaml" <<'YAML'
+keys:
+  local: {}
+  default_metadata:
+    api_token: ${oc.env:MYTOK}
+    team: evals
+YAML
+SEEN=""
+run env MYTOK=$TOK "$SANDMAN" -c "$SANDMAN_STATE_DIR/secret.yaml" create -o json --label db_password=$LABELTOK
+expect_eq "create with a secret in default_metadata" 0 "$RC"
+SEEN="$SEEN$OUT$ERR"
+K=$(echo "$OUT" | json 'd["id"]')
+expect_eq "create -o json shows the secret labels redacted" "*** *** evals" "$(echo "$OUT" | json 'd["labels"]["api_token"]+" "+d["labels"]["db_password"]+" "+d["labels"]["team"]')"
+for verb in "ls -o json" "ls -a -o json" "ls -a" "status -o json $K" "status $K" "events $K" "events -o json $K"; do
+    run env MYTOK=$TOK "$SANDMAN" -c "$SANDMAN_STATE_DIR/secret.yaml" $verb
+    SEEN="$SEEN$OUT$ERR"
+    run "$SANDMAN" $verb
+    SEEN="$SEEN$OUT$ERR"
+done
+expect_no_match "the token appears in no output" "$TOK" "$SEEN"
+expect_no_match "nor the --label password" "$LABELTOK" "$SEEN"
+check "the state directory holds neither" sh -c "! grep -r -e '$TOK' -e '$LABELTOK' '$SANDMAN_STATE_DIR' --exclude=secret.yaml"
 
 finish

@@ -1,5 +1,6 @@
 # Limits and why sandboxes end: the memory limit is enforced and an OOM kill is attributed as
-# such, the pids limit, the TTL, CPU quota, an entrypoint that exits, and a supervisor that dies.
+# such, the pids limit, the TTL, CPU quota, an entrypoint that exits, is OOM killed or killed by
+# a signal, and a supervisor that dies.
 . "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -63,6 +64,39 @@ sleep 1
 run "$SANDMAN" status -o json "$E"
 expect_eq "an exited entrypoint stops the sandbox" "stopped" "$(echo "$OUT" | json 'd["status"]')"
 expect_eq "with its exit code" "4" "$(echo "$OUT" | json 'd["failure"]["exit_code"]')"
+
+# An entrypoint the OOM killer ends: the sandbox ended by OOM, not "exit 137".
+O=$("$SANDMAN" create --memory-mib 32 --entrypoint dd --entrypoint if=/dev/zero --entrypoint of=/dev/null --entrypoint bs=100M)
+sleep 1.5
+run "$SANDMAN" status -o json "$O"
+expect_eq "an OOM-killed entrypoint stops the sandbox" "stopped" "$(echo "$OUT" | json 'd["status"]')"
+expect_eq "with kind oom_killed" "oom_killed" "$(echo "$OUT" | json 'd["failure"]["kind"]')"
+expect_eq "and the evidence: the counter, the limit, the signal" "memory.oom_kill 1, limit 32MiB, signal SIGKILL" "$(echo "$OUT" | json 'd["failure"]["evidence"]')"
+run "$SANDMAN" ls -a
+expect_match "ls -a says OOM killed" "$O .*stopped .*OOM killed" "$OUT"
+run "$SANDMAN" events "$O"
+expect_match "the journal records the OOM kill" "ended: OOM killed - memory.oom_kill 1" "$OUT"
+
+# An entrypoint killed from outside by a signal: signaled, naming the signal.
+G=$("$SANDMAN" create --entrypoint sleep --entrypoint 300)
+GINIT=$(sed -n 's/^pid=//p' "$SANDMAN_STATE_DIR/local/$G/ready")
+sleep 0.3
+GENTRY=$(cat "/proc/$GINIT/task/$GINIT/children")
+check "the entrypoint is the init's one child" test -n "$GENTRY"
+kill -9 $GENTRY
+sleep 0.5
+run "$SANDMAN" status -o json "$G"
+expect_eq "a SIGKILLed entrypoint ends the sandbox as signaled" "signaled" "$(echo "$OUT" | json 'd["failure"]["kind"]')"
+expect_eq "naming SIGKILL" "SIGKILL" "$(echo "$OUT" | json 'd["failure"]["signal"]')"
+run "$SANDMAN" ls -a
+expect_match "ls -a shows the signal" "$G .*stopped .*exit 137 \(SIGKILL\)" "$OUT"
+
+# An entrypoint that itself exits 137 stays an exit code.
+X=$("$SANDMAN" create --entrypoint sh --entrypoint -c --entrypoint 'exit 137')
+sleep 0.5
+run "$SANDMAN" status -o json "$X"
+expect_eq "exit 137 by choice is exit_nonzero" "exit_nonzero" "$(echo "$OUT" | json 'd["failure"]["kind"]')"
+expect_eq "with no signal" "None" "$(echo "$OUT" | json 'd["failure"].get("signal")')"
 
 # A supervisor that dies is reported, never a crash, and rm still cleans up.
 S=$("$SANDMAN" create)

@@ -276,6 +276,43 @@ static void test_endpoint_and_stop(void **state)
     assert_int_equal(sm_sandbox_endpoint(s, 8080, &ep, &e), SM_OK);
     assert_string_equal(ep.url, "http://127.0.0.1:8080");
     sm_endpoint_free(&ep);
+
+    /* A handle opened by id holds no spec: the recorded spec still limits it to 8080. */
+    sm_provider *p2;
+    cfg = cJSON_Parse("{\"network\": \"host\"}");
+    assert_int_equal(sm_provider_new("local", cfg, &p2, &e), SM_OK);
+    cJSON_Delete(cfg);
+    sm_sandbox *o = sm_sandbox_new(p2, true);
+    assert_int_equal(sm_sandbox_open(o, sm_sandbox_id(s), &e), SM_OK);
+    sm_error_clear(&e);
+    assert_int_equal(sm_sandbox_endpoint(o, 9999, &ep, &e), SM_ERR_INVALID);
+    assert_non_null(strstr(e.msg, "port 9999 was not declared"));
+    assert_non_null(strstr(e.msg, "declared: 8080"));
+    assert_int_equal(sm_sandbox_endpoint(o, 8080, &ep, &e), SM_OK);
+    assert_string_equal(ep.url, "http://127.0.0.1:8080");
+    sm_endpoint_free(&ep);
+    sm_sandbox_free(o);
+    sm_sandbox_stop(s, NULL);
+    sm_sandbox_free(s);
+    sm_spec_free(&spec);
+
+    /* A sandbox that declared no ports has no endpoints, from its own handle or another. */
+    cfg = cJSON_Parse("{\"network\": \"host\"}");
+    assert_int_equal(sm_provider_new("local", cfg, &p, &e), SM_OK);
+    cJSON_Delete(cfg);
+    s = sm_sandbox_new(p, true);
+    sm_spec_init(&spec);
+    assert_int_equal(sm_sandbox_start(s, &spec, &e), SM_OK);
+    assert_int_equal(sm_sandbox_endpoint(s, 8080, &ep, &e), SM_ERR_INVALID);
+    assert_non_null(strstr(e.msg, "declares none"));
+    cfg = cJSON_Parse("{\"network\": \"host\"}");
+    assert_int_equal(sm_provider_new("local", cfg, &p2, &e), SM_OK);
+    cJSON_Delete(cfg);
+    o = sm_sandbox_new(p2, true);
+    assert_int_equal(sm_sandbox_open(o, sm_sandbox_id(s), &e), SM_OK);
+    assert_int_equal(sm_sandbox_endpoint(o, 8080, &ep, &e), SM_ERR_INVALID);
+    assert_non_null(strstr(e.msg, "declares none"));
+    sm_sandbox_free(o);
     sm_sandbox_stop(s, NULL);
     sm_sandbox_free(s);
     sm_spec_free(&spec);

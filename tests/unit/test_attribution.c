@@ -16,8 +16,9 @@
 #include "core/util.h"
 
 static const char *const all_vars[] = {
-    "NEMO_GYM_TEAM",     "SLURM_JOB_ACCOUNT", "NEMO_GYM_USER",        "SLURM_JOB_USER",
-    "NEMO_GYM_WORKLOAD", "SLURM_JOB_NAME",    "NEMO_GYM_CONFIG_PATH", "NEMO_GYM_RUN_ID",
+    "NEMO_GYM_TEAM",     "SLURM_JOB_ACCOUNT",   "NEMO_GYM_USER",        "SLURM_JOB_USER",
+    "NEMO_GYM_WORKLOAD", "SLURM_JOB_NAME",      "NEMO_GYM_CONFIG_PATH", "NEMO_GYM_RUN_ID",
+    "SLURM_JOB_ID",      "SLURM_ARRAY_TASK_ID",
 };
 
 static int clear_env(void **state)
@@ -202,6 +203,37 @@ static void test_run_id(void **state)
     assert_null(a.run);
 }
 
+/* NEMO_GYM_* first, then the Slurm job (with the array task), then the process's own id. */
+static void test_run_id_slurm(void **state)
+{
+    const char *own = sm_run_id();
+    assert_true(is_hex12(own));
+    char saved[13];
+    strcpy(saved, own);
+
+    setenv("SLURM_ARRAY_TASK_ID", "3", 1); /* a task id alone is no job */
+    assert_string_equal(sm_run_id(), saved);
+    setenv("SLURM_JOB_ID", " 42 ", 1);
+    assert_string_equal(sm_run_id(), "42_3");
+    unsetenv("SLURM_ARRAY_TASK_ID");
+    assert_string_equal(sm_run_id(), "42");
+    setenv("SLURM_ARRAY_TASK_ID", "  ", 1); /* blank: not an array task */
+    assert_string_equal(sm_run_id(), "42");
+
+    setenv("NEMO_GYM_RUN_ID", "gym-run", 1); /* NeMo Gym's own wins over Slurm */
+    assert_string_equal(sm_run_id(), "gym-run");
+    unsetenv("NEMO_GYM_RUN_ID");
+
+    sm_attribution a;
+    setenv("SLURM_ARRAY_TASK_ID", "7", 1);
+    sm_attribution_resolve(NULL, &a);
+    assert_string_equal(a.run, "42_7");
+    sm_attribution_free(&a);
+
+    unsetenv("SLURM_JOB_ID");
+    assert_string_equal(sm_run_id(), saved);
+}
+
 static void test_labels(void **state)
 {
     sm_attribution a = {.team = "t1", .user = "u1", .workload = NULL, .run = "r1"};
@@ -314,6 +346,7 @@ int main(void)
         cmocka_unit_test_setup(test_workload_precedence, clear_env),
         cmocka_unit_test_setup(test_blank_env_ignored, clear_env),
         cmocka_unit_test_setup(test_run_id, clear_env),
+        cmocka_unit_test_setup(test_run_id_slurm, clear_env),
         cmocka_unit_test(test_labels),
         cmocka_unit_test(test_rewrite_image),
         cmocka_unit_test(test_label_sanitize),

@@ -507,6 +507,22 @@ static void test_secrets_nested(void **state)
     sm_redact_reset();
 }
 
+static void test_secrets_in_default_metadata(void **state)
+{
+    sm_redact_reset();
+    sm_config c;
+    load_ok(
+        "b:\n"
+        "  p: {}\n"
+        "  default_metadata: {api_token: tok-meta-4242, Db_Password: pw-meta-99, team: evals}\n",
+        &c);
+    char *r = sm_redact_dup("tok-meta-4242 pw-meta-99 evals");
+    assert_string_equal(r, "*** *** evals");
+    free(r);
+    sm_config_free(&c);
+    sm_redact_reset();
+}
+
 static void test_block_provider_key_count(void **state)
 {
     load_fails("sandbox:\n  docker: {}\n  local: {}\n",
@@ -879,6 +895,7 @@ int main(void)
         cmocka_unit_test(test_interpolate_in_yaml),
         cmocka_unit_test(test_nemo_gym_file),
         cmocka_unit_test(test_secrets_nested),
+        cmocka_unit_test(test_secrets_in_default_metadata),
         cmocka_unit_test(test_block_provider_key_count),
         cmocka_unit_test(test_block_provider_value),
         cmocka_unit_test(test_default_metadata),

@@ -235,6 +235,57 @@ static void test_resources_values(void **state)
     sm_spec_free(&s);
 }
 
+/* Upper bounds: far above any real request, low enough that nothing downstream overflows
+ * (memory in bytes, timers in ms, TTL shown in days). */
+static void test_upper_bounds(void **state)
+{
+    spec_fails("{\"resources\": {\"memory_mib\": 17592186044417}}",
+               "resources.memory_mib 17592186044417 is too large (allowed: 1..16777216 MiB, "
+               "16 TiB)");
+    spec_fails("{\"resources\": {\"memory_mib\": 8796093022208}}",
+               "resources.memory_mib 8796093022208 is too large (allowed: 1..16777216 MiB, "
+               "16 TiB)");
+    spec_fails("{\"resources\": {\"cpu\": 1024.5}}",
+               "resources.cpu 1024.5 is too large (allowed: up to 1024 vCPU)");
+    spec_fails("{\"resources\": {\"disk_gib\": 1048577}}",
+               "resources.disk_gib 1048577 is too large (allowed: 1..1048576 GiB, 1 PiB)");
+    spec_fails("{\"resources\": {\"gpu\": 1025}}",
+               "resources.gpu 1025 is too large (allowed: 0..1024)");
+    spec_fails("{\"ttl_s\": 1e300}",
+               "ttl_s 1e+300 is too large (allowed: up to 315360000 seconds, 10 years)");
+    spec_fails("{\"ttl_s\": 315360001}",
+               "ttl_s 3.1536e+08 is too large (allowed: up to 315360000 seconds, 10 years)");
+    spec_fails("{\"ready_timeout_s\": 86401}",
+               "ready_timeout_s 86401 is too large (allowed: up to 86400 seconds, 1 day)");
+    /* the bounds themselves are allowed */
+    sm_spec s;
+    spec_ok("{\"ttl_s\": 315360000, \"ready_timeout_s\": 86400, \"resources\": {\"cpu\": 1024, "
+            "\"memory_mib\": 16777216, \"disk_gib\": 1048576, \"gpu\": 1024}}",
+            &s);
+    assert_int_equal(s.resources.memory_mib, SM_MAX_MEMORY_MIB);
+    sm_spec_free(&s);
+    /* a spec built in code is held to the same bounds, NaN included */
+    sm_error e;
+    sm_spec_init(&s);
+    s.ttl_s = 0.0 / 0.0;
+    assert_int_equal(sm_spec_validate(&s, &e), SM_ERR_INVALID);
+    assert_non_null(strstr(e.msg, "nan is too large (allowed: up to 315360000 seconds"));
+    s.ttl_s = -1;
+    s.resources.set = SM_RES_MEMORY;
+    s.resources.memory_mib = SM_MAX_MEMORY_MIB + 1;
+    assert_int_equal(sm_spec_validate(&s, &e), SM_ERR_INVALID);
+    s.resources.memory_mib = SM_MAX_MEMORY_MIB;
+    assert_int_equal(sm_spec_validate(&s, &e), SM_OK);
+    sm_spec_free(&s);
+    /* exec timeouts: 0 or less is the default, up to a week */
+    assert_int_equal(sm_exec_timeout_validate(0, &e), SM_OK);
+    assert_int_equal(sm_exec_timeout_validate(604800, &e), SM_OK);
+    assert_int_equal(sm_exec_timeout_validate(604801, &e), SM_ERR_INVALID);
+    assert_string_equal(e.msg, "exec timeout 604801 s is out of range (allowed: up to 604800 "
+                               "seconds, 1 week; 0 or less for the default)");
+    assert_int_equal(sm_exec_timeout_validate(1e300, &e), SM_ERR_INVALID);
+}
+
 /* ---------------------------------------------------------------- spec fields */
 
 static void test_spec_unknown_key(void **state)
@@ -483,7 +534,8 @@ static void test_exec_result_json(void **state)
     memcpy(r.out, "a\0b", 3);
     r.out_len = 3;
     j = sm_exec_result_to_json(&r);
-    assert_string_equal(cJSON_GetObjectItem(j, "stdout")->valuestring, "a\xEF\xBF\xBD" "b");
+    assert_string_equal(cJSON_GetObjectItem(j, "stdout")->valuestring, "a\xEF\xBF\xBD"
+                                                                       "b");
     cJSON_Delete(j);
     sm_exec_result_free(&r);
 
@@ -536,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_resources_coercion),
         cmocka_unit_test(test_resources_unset),
         cmocka_unit_test(test_resources_values),
+        cmocka_unit_test(test_upper_bounds),
         cmocka_unit_test(test_spec_unknown_key),
         cmocka_unit_test(test_spec_paths),
         cmocka_unit_test(test_spec_other_rules),

@@ -336,7 +336,6 @@ int init_main(void *arg)
         _exit(255);
     }
     dprintf(ia->status_fd, "ok\n");
-    close(ia->status_fd);
-    server_run(listen_fd, ia->l);
+    server_run(listen_fd, ia->l, ia->status_fd); /* the pipe stays open for the entry's end */
     _exit(255);
 }

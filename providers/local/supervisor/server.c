@@ -73,6 +73,7 @@ struct conn {
 static struct conn conns[MAX_CONNS];
 static struct proc procs[MAX_PROCS];
 static const struct launch *g_launch;
+static int g_report_fd = -1; /* to the supervisor: how the entrypoint ended */
 
 static double mono_now(void)
 {
@@ -685,6 +686,11 @@ static void reap(void)
         p->status = status;
         p->exited_at = mono_now();
         if (p->kind == PK_ENTRY) {
+            /* The exit code alone cannot tell "killed by SIGKILL" from "exited 137", so the
+             * supervisor gets the entrypoint's own wait status first. */
+            if (g_report_fd >= 0)
+                dprintf(g_report_fd, "entry %s %d\n", WIFEXITED(status) ? "exit" : "signal",
+                        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
             _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
         } else if (p->kind == PK_EXEC) {
             if (p->owner)
@@ -756,9 +762,10 @@ static void start_entrypoint(const struct launch *l)
     }
 }
 
-void server_run(int listen_fd, const struct launch *l)
+void server_run(int listen_fd, const struct launch *l, int report_fd)
 {
     g_launch = l;
+    g_report_fd = report_fd;
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);

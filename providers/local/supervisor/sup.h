@@ -13,7 +13,7 @@
 struct init_args {
     const struct launch *l;
     int go_fd;        /* read end: the supervisor says "go" once cgroups/id maps are set */
-    int status_fd;    /* write end: "ok\n" or "err <message>\n" */
+    int status_fd;    /* write end: "ok\n" or "err <message>\n"; later "entry ..." (server_run) */
     int close_fds[8]; /* the supervisor's own descriptors (its lock above all) */
     int nclose;
 };
@@ -24,9 +24,10 @@ int init_main(void *arg);
 /* Namespace and filesystem setup inside the init. On error fills msg and returns -1. */
 int setup_sandbox(const struct launch *l, int *listen_fd, char *msg, size_t len);
 
-/* The control server loop (never returns). entry_argv: optional entrypoint to run as the
- * sandbox's main process (the init exits with its status when it ends). */
-void server_run(int listen_fd, const struct launch *l);
+/* The control server loop (never returns). The launch's optional entrypoint runs as the
+ * sandbox's main process: when it ends, "entry exit N" or "entry signal N" goes to report_fd
+ * (the supervisor's status pipe; close-on-exec) and the init exits with its status. */
+void server_run(int listen_fd, const struct launch *l, int report_fd);
 
 /* Writes "err <fmt>" style messages. */
 void sup_fmt(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

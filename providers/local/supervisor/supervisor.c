@@ -126,9 +126,16 @@ static void json_escape(char *out, size_t len, const char *s)
     out[o] = '\0';
 }
 
+static const char *sig_abbrev(int sig)
+{
+    const char *s = sigabbrev_np(sig);
+    return s ? s : "?";
+}
+
 struct ending {
     const char *kind; /* failure vocabulary name, or "none" */
     const char *label;
+    char label_buf[32];
     char reason[256];
     int exit_code;
     int signal;
@@ -156,7 +163,7 @@ static void journal_end(const struct launch *l, const struct ending *e, double e
         x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"exit_code\":%d", e->exit_code);
     if (e->signal > 0)
         x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"signal\":\"SIG%s\"",
-                              sigabbrev_np(e->signal) ? sigabbrev_np(e->signal) : "?");
+                              sig_abbrev(e->signal));
     if (e->oom_kills >= 0)
         x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"oom_kills\":%lld", e->oom_kills);
     if (e->mem_limit > 0)
@@ -178,8 +185,84 @@ static void journal_end(const struct launch *l, const struct ending *e, double e
     }
 }
 
-/* Decides why the sandbox ended from what we did and what the kernel counted. */
-static void classify_end(const struct launch *l, int status, int why, struct ending *e)
+/* How the entrypoint ended, as the init reported it ("entry exit N" / "entry signal N"). */
+struct entry_end {
+    int known;
+    int exit_code; /* -1 when it was killed */
+    int signal;    /* 0 when it exited */
+};
+
+/* Reads the init's last words after it ended; nothing there when it had no entrypoint or died
+ * itself. */
+static void read_entry_end(int fd, struct entry_end *ee)
+{
+    char buf[128];
+    memset(ee, 0, sizeof *ee);
+    ee->exit_code = -1;
+    if (fd < 0)
+        return;
+    fcntl(fd, F_SETFL, O_NONBLOCK);
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    char how[16];
+    int v;
+    if (sscanf(buf, "entry %15s %d", how, &v) != 2)
+        return;
+    if (strcmp(how, "exit") == 0) {
+        ee->known = 1;
+        ee->exit_code = v;
+    } else if (strcmp(how, "signal") == 0 && v > 0) {
+        ee->known = 1;
+        ee->signal = v;
+    }
+}
+
+/* The entrypoint's end, classified with the same rule as a command's (sm_failure_classify_exit
+ * in core/failure.c, which this static binary cannot link): a failure while the OOM counter
+ * moved is an OOM kill (a shell reports its child's SIGKILL as 137), then the pids limit, then
+ * the signal, then the exit code. The cgroups are the sandbox's own, so their counters cover
+ * exactly the entrypoint's life. */
+static void classify_entry(const struct entry_end *ee, struct ending *e)
+{
+    e->exit_code = ee->exit_code;
+    e->signal = ee->signal;
+    int failed = ee->signal > 0 || ee->exit_code != 0;
+    char how[64];
+    if (ee->signal > 0)
+        snprintf(how, sizeof how, "was killed by SIG%s", sig_abbrev(ee->signal));
+    else
+        snprintf(how, sizeof how, "exited with code %d", ee->exit_code);
+    if (!failed) {
+        e->kind = "none";
+        e->label = "exited";
+    } else if (e->oom_kills > 0) {
+        e->kind = "oom_killed";
+        e->label = "OOM killed";
+        snprintf(e->reason, sizeof e->reason, "the kernel OOM killer ended the entrypoint (it %s)",
+                 how);
+        return;
+    } else if (e->pids_events > 0) {
+        e->kind = "pids_limit";
+        e->label = "pids limit";
+    } else if (ee->signal > 0) {
+        e->kind = "signaled";
+        snprintf(e->label_buf, sizeof e->label_buf, "exit %d (SIG%s)", 128 + ee->signal,
+                 sig_abbrev(ee->signal));
+        e->label = e->label_buf;
+    } else {
+        e->kind = "exit_nonzero";
+        snprintf(e->label_buf, sizeof e->label_buf, "exit %d", ee->exit_code);
+        e->label = e->label_buf;
+    }
+    snprintf(e->reason, sizeof e->reason, "the entrypoint %s", how);
+}
+
+/* Decides why the sandbox ended from what we did, what the init said and what the kernel
+ * counted. */
+static void classify_end(const struct launch *l, int status, int why, const struct entry_end *ee,
+                         struct ending *e)
 {
     const char *mem = launch_get(l, "cg_memory", NULL);
     const char *pids = launch_get(l, "cg_pids", NULL);
@@ -208,6 +291,8 @@ static void classify_end(const struct launch *l, int status, int why, struct end
         snprintf(e->reason, sizeof e->reason, "the sandbox was stopped on request");
         e->exit_code = -1;
         e->signal = 0;
+    } else if (ee->known) {
+        classify_entry(ee, e);
     } else if (e->signal == SIGKILL && e->oom_kills > 0) {
         e->kind = "oom_killed";
         e->label = "OOM killed";
@@ -216,7 +301,7 @@ static void classify_end(const struct launch *l, int status, int why, struct end
         e->kind = "signaled";
         e->label = "killed";
         snprintf(e->reason, sizeof e->reason, "the sandbox init was killed by SIG%s",
-                 sigabbrev_np(e->signal) ? sigabbrev_np(e->signal) : "?");
+                 sig_abbrev(e->signal));
     } else if (e->exit_code == 0) {
         e->kind = "none";
         e->label = "exited";
@@ -396,7 +481,6 @@ int main(int argc, char **argv)
     double ready_timeout = (double)launch_get_ll(&l, "ready_timeout_ms", 60000) / 1000.0;
     if (ok && read_verdict(verdict[0], line, sizeof line, ready_timeout) < 0)
         snprintf(line, sizeof line, "err the sandbox init did not report readiness");
-    close(verdict[0]);
     if (!ok || strncmp(line, "ok", 2) != 0) {
         kill(init, SIGKILL);
         waitpid(init, NULL, 0);
@@ -419,7 +503,8 @@ int main(int argc, char **argv)
         int ms = -1;
         if (deadline > 0) {
             double left = deadline - now_mono();
-            ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+            /* at most an hour per wait: a TTL of years in ms does not fit an int */
+            ms = left <= 0 ? 0 : left > 3600 ? 3600 * 1000 : (int)(left * 1000) + 1;
         }
         struct pollfd p = {.fd = sfd, .events = POLLIN};
         int r = poll(&p, 1, ms);
@@ -439,8 +524,11 @@ int main(int argc, char **argv)
             break;
     }
     double ended = now_wall();
+    struct entry_end ee;
+    read_entry_end(verdict[0], &ee);
+    close(verdict[0]);
     struct ending e;
-    classify_end(&l, status, why, &e);
+    classify_end(&l, status, why, &ee, &e);
     write_end(&e, ended);
     journal_end(&l, &e, ended);
     remove_cgroups(&l);
