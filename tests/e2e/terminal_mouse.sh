@@ -3,7 +3,8 @@
 # inside the pane; without that the wheel scrolls the terminal's scrollback; on the list the
 # wheel moves the selection and a double click opens the detail view. Ctrl-C goes to the
 # terminal's program; only on the list does it quit. 256-colour and 24-bit
-# colours reach a 256-colour outer terminal as the nearest of its 256.
+# colours reach a 256-colour outer terminal as the nearest of its 256, and an 8-colour one as
+# the nearest of its 8 (bright ones bold).
 . "$(dirname "$0")/lib_tmux.sh"
 
 ID=$("$SANDMAN" create)
@@ -63,4 +64,18 @@ keys C-b 1
 check "Ctrl-b 1 goes to the list" wait_for "^  ID +STATUS"
 keys C-c
 check "Ctrl-C on the list quits, with status 0" wait_for "^EXIT=0$"
+
+dash_start -x 100 -y 30 -e TERM=xterm
+check "the dashboard under an 8-colour terminal" wait_for "^  $ID2 "
+keys t
+check "a terminal" wait_prompt "$ID"
+type_line "printf '\\033[91mbright\\033[0m \\033[38;5;196mc256\\033[0m \\033[38;2;0;0;255mtrueblue\\033[0m \\033[44mbg\\033[0m end\\n'"
+check "colours beyond 8 show" wait_for "^bright c256 trueblue bg end$"
+SGR=$(screen_sgr | grep 'trueblue')
+expect_match "bright red as bold red" $'\e\\[1m\e\\[31mbright' "$SGR"
+expect_match "256-colour red (196) as bold red" $'\e\\[1m\e\\[31mc256' "$SGR"
+expect_match "24-bit blue as blue" $'\e\\[34mtrueblue' "$SGR"
+expect_match "a blue background stays" $'\e\\[44mbg' "$SGR"
+keys C-b q
+check "Ctrl-b q quits" wait_for "^EXIT=0$"
 finish

@@ -18,7 +18,11 @@ static struct {
 static int cached_pair(int fg, int bg)
 {
     unsigned h = ((unsigned)(fg + 2) * 2654435761u ^ (unsigned)(bg + 2) * 40503u) % PAIR_CACHE;
-    if (pair_cache[h].pair > 0 && pair_cache[h].fg == fg && pair_cache[h].bg == bg)
+    int f, b;
+    /* alloc_pair reuses the least recently allocated pair when the table is full, so a cached
+     * pair is checked to still hold these colours */
+    if (pair_cache[h].pair > 0 && pair_cache[h].fg == fg && pair_cache[h].bg == bg &&
+        extended_pair_content(pair_cache[h].pair, &f, &b) == OK && f == fg && b == bg)
         return pair_cache[h].pair;
     int pair = alloc_pair(fg, bg);
     if (pair > 0)
@@ -66,6 +70,14 @@ static attr_t cell_attr(const tui_cell *c, short *pair_out)
     *pair_out = 0;
     if (g_tier != TUI_TIER_MONO) {
         int fg = map_color(&c->fg, true), bg = map_color(&c->bg, false);
+        if (g_tier == TUI_TIER_16 && COLORS < 16) { /* 8 colours: bright is bold */
+            if (fg >= 8) {
+                fg -= 8;
+                a |= A_BOLD;
+            }
+            if (bg >= 8)
+                bg -= 8;
+        }
         if (fg != -1 || bg != -1) {
             int pair = cached_pair(fg, bg);
             if (pair > 0)
