@@ -310,16 +310,13 @@ static void draw_pane(tui_app *app, tui_pane *p, bool only_dirty)
 
 /* DECSCUSR to the outer terminal when the focused program asked for another cursor shape
  * (curses does not manage shapes): 0 = the terminal's default. */
-static void set_cursor_shape(int shape)
+static int cursor_shape_shown;
+
+static void set_cursor_shape(int ps)
 {
-    static int current = 0;
-    if (shape == current)
+    if (ps == cursor_shape_shown)
         return;
-    current = shape;
-    int ps = shape == VTERM_PROP_CURSORSHAPE_BLOCK       ? 2
-             : shape == VTERM_PROP_CURSORSHAPE_UNDERLINE ? 4
-             : shape == VTERM_PROP_CURSORSHAPE_BAR_LEFT  ? 6
-                                                         : 0;
+    cursor_shape_shown = ps;
     char seq[16];
     int n = snprintf(seq, sizeof seq, "\033[%d q", ps);
     if (write(STDOUT_FILENO, seq, (size_t)n) < 0) {
@@ -398,6 +395,7 @@ void tui_panes_shutdown(tui_app *app)
 {
     while (app->npanes > 0)
         tui_panes_close(app, app->npanes - 1, true);
+    set_cursor_shape(0); /* the user's own cursor again */
 }
 
 /* ---- keys --------------------------------------------------------------------------------- */

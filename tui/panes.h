@@ -16,7 +16,7 @@
 
 typedef struct tui_app tui_app;
 
-#define TUI_MAX_PANES 9
+#define TUI_MAX_PANES 7 /* Ctrl-b 3..9 reaches each (1 and 2 are the list and the events) */
 
 typedef struct tui_rect {
     int y, x, h, w;

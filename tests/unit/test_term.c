@@ -290,6 +290,50 @@ static void test_keys_and_replies(void **state)
     tui_term_free(t);
 }
 
+/* The cursor shape a program asks for, as DECSCUSR for the outer terminal; none asked = 0 (the
+ * user's own cursor stays). */
+static void test_cursor_shape(void **state)
+{
+    (void)state;
+    tui_term *t = tui_term_new(24, 80, 100, NULL, NULL);
+    int row, col, shape;
+    bool visible;
+    tui_term_cursor(t, &row, &col, &visible, &shape);
+    assert_int_equal(shape, 0);
+    static const struct {
+        const char *seq;
+        int want;
+    } cases[] = {{"\033[6 q", 6}, {"\033[5 q", 5}, {"\033[4 q", 4},
+                 {"\033[3 q", 3}, {"\033[2 q", 2}, {"\033[1 q", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tui_term_feed(t, cases[i].seq, strlen(cases[i].seq));
+        tui_term_cursor(t, &row, &col, &visible, &shape);
+        assert_int_equal(shape, cases[i].want);
+    }
+    tui_term_free(t);
+}
+
+/* Search matches are highlighted by columns: after wide characters a byte offset of the line's
+ * text is not a column. */
+static void test_text_columns(void **state)
+{
+    (void)state;
+    tui_term *t = tui_term_new(5, 40, 100, NULL, NULL);
+    const char *s = "\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87 needleX end";
+    tui_term_feed(t, s, strlen(s));
+    size_t line = tui_term_sb_count(t);
+    char text[256];
+    tui_term_line_text(t, line, text, sizeof text);
+    const char *hit = strstr(text, "needle");
+    assert_non_null(hit);
+    assert_int_equal(hit - text, 13); /* four 3-byte characters */
+    assert_int_equal(tui_term_text_col(t, line, (size_t)(hit - text)), 9); /* two columns each */
+    assert_int_equal(tui_term_text_col(t, line, (size_t)(hit - text) + 6), 15);
+    assert_int_equal(tui_term_text_col(t, line, 0), 0);
+    assert_int_equal(tui_term_text_col(t, line, 3), 2);
+    tui_term_free(t);
+}
+
 int main(void)
 {
     setlocale(LC_ALL, "C.UTF-8");
@@ -302,6 +346,8 @@ int main(void)
         cmocka_unit_test(test_search_finds_old_lines),
         cmocka_unit_test(test_dirty_rows_and_resize),
         cmocka_unit_test(test_keys_and_replies),
+        cmocka_unit_test(test_cursor_shape),
+        cmocka_unit_test(test_text_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

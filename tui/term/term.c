@@ -48,7 +48,9 @@ struct tui_term {
     bool any_dirty;
     VTermPos cursor;
     bool cursor_visible;
-    int cursor_shape;
+    int cursor_shape; /* VTERM_PROP_CURSORSHAPE_* */
+    bool cursor_blink;
+    bool shape_chosen; /* the program asked for a cursor shape (else the outer default) */
     bool altscreen;
     int mouse;
     int bells;
@@ -119,7 +121,14 @@ static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
     tui_term *t = user;
     switch (prop) {
     case VTERM_PROP_CURSORVISIBLE: t->cursor_visible = val->boolean; break;
-    case VTERM_PROP_CURSORSHAPE: t->cursor_shape = val->number; break;
+    case VTERM_PROP_CURSORSHAPE:
+        t->cursor_shape = val->number;
+        t->shape_chosen = true;
+        break;
+    case VTERM_PROP_CURSORBLINK:
+        t->cursor_blink = val->boolean;
+        t->shape_chosen = true;
+        break;
     case VTERM_PROP_ALTSCREEN: t->altscreen = val->boolean; break;
     case VTERM_PROP_MOUSE: t->mouse = val->number; break;
     case VTERM_PROP_TITLE:
@@ -257,6 +266,7 @@ tui_term *tui_term_new(int rows, int cols, size_t scrollback, tui_term_output_fn
      * program printing "\033[b" first would hang us: print one blank and return. */
     vterm_input_write(t->vt, " \r", 2);
     vterm_screen_flush_damage(t->vs);
+    t->shape_chosen = false; /* the reset's shape is not the program's choice */
     tui_term_mark_all_dirty(t);
     return t;
 }
@@ -622,6 +632,25 @@ size_t tui_term_line_text(tui_term *t, size_t line, char *buf, size_t len)
     return last_nonblank;
 }
 
+int tui_term_text_col(tui_term *t, size_t line, size_t offset)
+{
+    size_t used = 0;
+    int c = 0;
+    for (; c < t->cols; c++) {
+        tui_cell cell;
+        if (!tui_term_cell(t, line, c, &cell))
+            break;
+        if (cell.width == 0 && cell.ch == 0)
+            continue;
+        if (used >= offset)
+            return c;
+        char mb[8];
+        int n = wctomb(mb, (wchar_t)(cell.ch ? cell.ch : ' '));
+        used += n > 0 ? (size_t)n : 1;
+    }
+    return c;
+}
+
 bool tui_term_dirty(const tui_term *t, int row)
 {
     return row >= 0 && row < t->rows && t->dirty[row];
@@ -649,7 +678,13 @@ void tui_term_cursor(const tui_term *t, int *row, int *col, bool *visible, int *
     *row = t->cursor.row;
     *col = t->cursor.col;
     *visible = t->cursor_visible;
-    *shape = t->cursor_shape;
+    *shape = 0;
+    if (t->shape_chosen) { /* as DECSCUSR: 1-2 block, 3-4 underline, 5-6 bar, odd = blinking */
+        int base = t->cursor_shape == VTERM_PROP_CURSORSHAPE_UNDERLINE  ? 3
+                   : t->cursor_shape == VTERM_PROP_CURSORSHAPE_BAR_LEFT ? 5
+                                                                        : 1;
+        *shape = base + (t->cursor_blink ? 0 : 1);
+    }
 }
 
 const char *tui_term_title(const tui_term *t)

@@ -62,6 +62,9 @@ size_t tui_term_lines(const tui_term *t); /* sb_count + rows */
 size_t tui_term_sb_count(const tui_term *t);
 /* The text of a line as UTF-8 (trailing blanks dropped); returns its length. */
 size_t tui_term_line_text(tui_term *t, size_t line, char *buf, size_t len);
+/* The column where byte offset of tui_term_line_text's text begins (wide characters take two
+ * columns); the line's width when past its end. */
+int tui_term_text_col(tui_term *t, size_t line, size_t offset);
 
 /* Dirty screen rows since the last clear (a scroll or resize dirties everything). */
 bool tui_term_dirty(const tui_term *t, int row);
@@ -69,6 +72,7 @@ bool tui_term_any_dirty(const tui_term *t);
 void tui_term_clear_dirty(tui_term *t);
 void tui_term_mark_all_dirty(tui_term *t);
 
+/* The cursor; shape as DECSCUSR's parameter (1-6), 0 when the program never chose one. */
 void tui_term_cursor(const tui_term *t, int *row, int *col, bool *visible, int *shape);
 const char *tui_term_title(const tui_term *t);
 bool tui_term_altscreen(const tui_term *t);

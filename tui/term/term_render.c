@@ -93,8 +93,11 @@ static bool same_style(const tui_cell *a, const tui_cell *b)
            vterm_color_is_equal(&a->fg, &b->fg) && vterm_color_is_equal(&a->bg, &b->bg);
 }
 
-static void draw_row(tui_term *t, size_t line, int y, int x, int w, bool highlight, int hl_from,
-                     int hl_to)
+#define HL_COLS 1024 /* search matches are highlighted in the first HL_COLS columns */
+
+/* One line of the terminal; highlight marks it whole, hl (when given) the columns of matches. */
+static void draw_row(tui_term *t, size_t line, int y, int x, int w, bool highlight,
+                     const unsigned char *hl_cols)
 {
     wchar_t run[1024];
     int nrun = 0, run_x = x;
@@ -107,7 +110,7 @@ static void draw_row(tui_term *t, size_t line, int y, int x, int w, bool highlig
     while (col < cols && sx < x + w) {
         if (!tui_term_cell(t, line, col, &c))
             break;
-        bool hl = highlight || (col >= hl_from && col < hl_to);
+        bool hl = highlight || (hl_cols && col < HL_COLS && hl_cols[col]);
         if (c.width == 0) { /* the right half of a wide character was drawn with it */
             col++;
             continue;
@@ -155,6 +158,7 @@ void tui_term_draw(tui_term *t, int y, int x, int h, int w, const tui_term_view 
     size_t sb = tui_term_sb_count(t);
     size_t top = v && !v->live ? v->top : sb;
     char text[4096];
+    unsigned char hl[HL_COLS];
     for (int r = 0; r < h; r++) {
         size_t line = top + (size_t)r;
         bool is_screen = line >= sb;
@@ -166,20 +170,20 @@ void tui_term_draw(tui_term *t, int y, int x, int h, int w, const tui_term_view 
         }
         bool sel = v && v->sel_from >= 0 && (long)line >= v->sel_from && (long)line <= v->sel_to;
         bool mark = v && v->mark_line == (long)line;
-        int from = -1, to = -1;
-        if (v && v->needle && *v->needle) {
-            tui_term_line_text(t, line, text, sizeof text);
-            const char *hit = strstr(text, v->needle);
-            if (hit) {
-                from = 0;
-                for (const char *q = text; q < hit; q++)
-                    from += ((unsigned char)*q & 0xC0) != 0x80;
-                to = from;
-                for (const char *q = hit; q < hit + strlen(v->needle); q++)
-                    to += ((unsigned char)*q & 0xC0) != 0x80;
+        bool any = false;
+        if (v && v->needle && *v->needle) { /* every match, by the columns it covers */
+            size_t len = tui_term_line_text(t, line, text, sizeof text), nlen = strlen(v->needle);
+            memset(hl, 0, sizeof hl);
+            for (const char *hit = strstr(text, v->needle); hit && (size_t)(hit - text) < len;
+                 hit = strstr(hit + nlen, v->needle)) {
+                int from = tui_term_text_col(t, line, (size_t)(hit - text));
+                int to = tui_term_text_col(t, line, (size_t)(hit - text) + nlen);
+                for (int c = from; c < to && c < HL_COLS; c++)
+                    hl[c] = 1;
+                any = true;
             }
         }
-        draw_row(t, line, y + r, x, w, sel || mark, from, to);
+        draw_row(t, line, y + r, x, w, sel || mark, any ? hl : NULL);
     }
 }
 
