@@ -607,8 +607,8 @@ static cJSON *create_body(const docker_provider *dp, sm_provider *p, const sm_sp
     if (spec->workdir)
         cJSON_AddStringToObject(b, "WorkingDir", spec->workdir);
 
-    /* The main process (seed §4.1): the spec's entrypoint as given (no TTL: it ends when the
-     * entrypoint does); else with a TTL a keep-alive `sleep` that ends the container after
+    /* The main process (seed §4.1): the spec's entrypoint as given (create refuses a TTL with
+     * it); else with a TTL a keep-alive `sleep` that ends the container after
      * ttl seconds, which AutoRemove then deletes; else the keep-alive loop. */
     cJSON *ep = cJSON_AddArrayToObject(b, "Entrypoint");
     cJSON *cmd = NULL;
@@ -1129,6 +1129,17 @@ static int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, s
                             "the docker provider cannot choose a GPU type (gpu_type '%s'); ask for "
                             "a GPU count only",
                             spec->resources.gpu_type ? spec->resources.gpu_type : "");
+    /* A TTL is enforced by the keep-alive (its `sleep` is the main process and AutoRemove
+     * deletes the container when it ends). A custom entrypoint replaces the keep-alive, and the
+     * engine has no run deadline of its own; a timer beside the entrypoint (an exec, a shell
+     * wrapper) needs a shell in the image and can be killed from inside the sandbox. So the
+     * combination is refused rather than accepted and not enforced. */
+    if (spec->ttl_s > 0 && spec->entrypoint && spec->entrypoint[0])
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "ttl_s needs the keep-alive: the docker provider cannot enforce a TTL "
+                            "(%gs) on a custom entrypoint ('%s'); drop --ttl or the entrypoint "
+                            "(or make the entrypoint end itself, e.g. with timeout)",
+                            spec->ttl_s, spec->entrypoint[0]);
     const char *image = spec->image;
     if (sm_str_has_prefix(image, "docker://"))
         image = image + strlen("docker://");

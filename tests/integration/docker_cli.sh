@@ -230,6 +230,10 @@ expect_match "and saying it could not be pulled" "pulled" "$ERR"
 run S create -i "$IMG" --entrypoint /bin/false
 expect_eq "an entrypoint that dies at once fails create" 1 "$RC"
 expect_match "the message says it exited" "exited with code 1" "$ERR"
+run S create -i "$IMG" --ttl 2 --entrypoint /bin/sleep --entrypoint 30
+expect_eq "a TTL with a custom entrypoint is refused (bad input)" 2 "$RC"
+expect_match "the message says why and what to drop" \
+    "cannot enforce a TTL \(2s\) on a custom entrypoint \('/bin/sleep'\); drop --ttl or the entrypoint" "$ERR"
 expect_eq "failed creates leave no container behind" "$BEFORE" "$(api GET "/containers/json?all=1" | json 'len(d)')"
 
 run "$SANDMAN" -p badkey ls
