@@ -1140,6 +1140,17 @@ static int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, s
                             "(%gs) on a custom entrypoint ('%s'); drop --ttl or the entrypoint "
                             "(or make the entrypoint end itself, e.g. with timeout)",
                             spec->ttl_s, spec->entrypoint[0]);
+    /* Published ports need a network: with none the engine drops them without a word. */
+    if (spec->nports && dp->cfg.network && !strcmp(dp->cfg.network, "none")) {
+        char list[200] = "";
+        for (size_t i = 0, n = 0; i < spec->nports && n + 8 < sizeof list; i++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%d", i ? ", " : "", spec->ports[i]);
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "port%s %s cannot be published: this context's docker.create.network "
+                            "is 'none'; drop --port or use a context with a network (bridge or a "
+                            "network name)",
+                            spec->nports == 1 ? "" : "s", list);
+    }
     const char *image = spec->image;
     if (sm_str_has_prefix(image, "docker://"))
         image = image + strlen("docker://");

@@ -234,6 +234,9 @@ run S create -i "$IMG" --ttl 2 --entrypoint /bin/sleep --entrypoint 30
 expect_eq "a TTL with a custom entrypoint is refused (bad input)" 2 "$RC"
 expect_match "the message says why and what to drop" \
     "cannot enforce a TTL \(2s\) on a custom entrypoint \('/bin/sleep'\); drop --ttl or the entrypoint" "$ERR"
+run S create -i "$IMG" --port 8080 --port 9090
+expect_eq "ports with network none are refused (bad input)" 2 "$RC"
+expect_match "naming the ports and the network" "ports 8080, 9090 cannot be published: .*network is 'none'" "$ERR"
 expect_eq "failed creates leave no container behind" "$BEFORE" "$(api GET "/containers/json?all=1" | json 'len(d)')"
 
 run "$SANDMAN" -p badkey ls
