@@ -1566,6 +1566,19 @@ static long long num_ll(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? (long long)v->valuedouble : -1;
 }
 
+/* Whether the container exists and is not running (nor paused); its state goes to state. */
+static bool not_running(docker_provider *dp, const char *id, char *state, size_t len)
+{
+    cJSON *insp = NULL;
+    if (docker_inspect(dp, id, &insp, NULL) != SM_OK)
+        return false;
+    const char *st = sm_json_str(cJSON_GetObjectItemCaseSensitive(insp, "State"), "Status");
+    snprintf(state, len, "%s", st ? st : "unknown");
+    bool stopped = !st || (strcmp(st, "running") && strcmp(st, "paused"));
+    cJSON_Delete(insp);
+    return stopped;
+}
+
 /* The stats endpoint mapped to the sample the local provider gives: memory working set =
  * usage minus inactive file pages (cgroup v2 "inactive_file", v1 "total_inactive_file"), as
  * `docker stats` computes it. */
@@ -1582,6 +1595,20 @@ static int docker_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *er
     free(path);
     if (rc != SM_OK)
         return rc;
+    /* A container that is not running has no stats: podman answers 200 with an empty body,
+     * Docker 200 with zeroed figures read at time zero. Its state says why. */
+    const char *read = cJSON_IsObject(j) ? sm_json_str(j, "read") : NULL;
+    if (status == 200 && (!cJSON_IsObject(j) || (read && sm_str_has_prefix(read, "0001-01-01")))) {
+        char state[32] = "";
+        if (not_running(dp, h->id, state, sizeof state)) {
+            cJSON_Delete(j);
+            return sm_error_set(err, SM_ERR_STATE, SM_FAIL_INVALID_REQUEST,
+                                "container %.12s is not running (state %s): it has no stats to "
+                                "read%s",
+                                h->id, state,
+                                !strcmp(state, "created") ? " until it is started" : "");
+        }
+    }
     if (status != 200 || !cJSON_IsObject(j)) {
         rc = docker_http_error(err, status, NULL, j, SM_FAIL_SANDBOX_ERROR,
                                "reading the stats of %.12s", h->id);

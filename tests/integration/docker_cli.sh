@@ -195,6 +195,14 @@ expect_eq "stats: cpu limit" "0.5" "$(echo "$OUT" | json 'd["cpu_limit"]')"
 check "stats: pids and cpu time" python3 -c "
 import json,sys; d=json.loads('''$OUT'''); sys.exit(0 if d['pids'] >= 1 and d['cpu_time_s'] > 0 else 1)"
 
+CREATED=$(api POST "/containers/create?name=created-only-$DOCKER_TEST_RUN" \
+    "{\"Image\":\"$IMG\",\"Cmd\":[\"sleep\",\"600\"],\"Labels\":{\"sandman-test-run\":\"$DOCKER_TEST_RUN\"},\"HostConfig\":{\"NetworkMode\":\"none\"}}" |
+    json 'd["Id"]')
+run S stats "$CREATED"
+expect_eq "stats of a container that was never started fails" 1 "$RC"
+expect_match "saying it is not running and its state" "^sandman: container ${CREATED:0:12} is not running \(state created\)" "$ERR"
+api DELETE "/containers/$CREATED?force=1" >/dev/null
+
 # ---- OOM attribution
 run S exec -o json "$ID" -- 'dd if=/dev/zero of=/dev/null bs=200M count=1'
 expect_eq "a 200 MB allocation in 64 MiB is killed (137)" "137" "$(echo "$OUT" | json 'd["return_code"]')"
