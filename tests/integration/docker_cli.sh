@@ -113,6 +113,11 @@ check "and the whole CLI call returns soon after" python3 -c "import sys; d=$end
 run S exec "$ID" -- 'ps -o args | grep -c "^sleep 3[01]$"'
 expect_eq "the timed-out command and its children were killed in the container" "0" "$OUT"
 
+run S exec --timeout 1 "$ID" -- 'env -i sleep 35 & env -i sleep 36'
+expect_eq "a command that dropped the exec's marker (env -i) times out too" 125 "$RC"
+run S exec "$ID" -- 'ps -o args | grep -c "^sleep 3[56]$"'
+expect_eq "and its session is killed all the same" "0" "$OUT"
+
 run S exec "$ID" -- 'echo before; exec >/dev/null 2>&1; sleep 2; exit 4'
 expect_eq "a command that closes its output still reports its own exit code" 4 "$RC"
 expect_eq "and what it printed before" "before" "$OUT"
