@@ -614,8 +614,8 @@ static cJSON *create_body(const docker_provider *dp, sm_provider *p, const sm_sp
     if (spec->workdir)
         cJSON_AddStringToObject(b, "WorkingDir", spec->workdir);
 
-    /* The main process (seed §4.1): the spec's entrypoint as given (no TTL: it ends when the
-     * entrypoint does); else with a TTL a keep-alive `sleep` that ends the container after
+    /* The main process (seed §4.1): the spec's entrypoint as given (create refuses a TTL with
+     * it); else with a TTL a keep-alive `sleep` that ends the container after
      * ttl seconds, which AutoRemove then deletes; else the keep-alive loop. */
     cJSON *ep = cJSON_AddArrayToObject(b, "Entrypoint");
     cJSON *cmd = NULL;
@@ -1136,6 +1136,28 @@ static int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, s
                             "the docker provider cannot choose a GPU type (gpu_type '%s'); ask for "
                             "a GPU count only",
                             spec->resources.gpu_type ? spec->resources.gpu_type : "");
+    /* A TTL is enforced by the keep-alive (its `sleep` is the main process and AutoRemove
+     * deletes the container when it ends). A custom entrypoint replaces the keep-alive, and the
+     * engine has no run deadline of its own; a timer beside the entrypoint (an exec, a shell
+     * wrapper) needs a shell in the image and can be killed from inside the sandbox. So the
+     * combination is refused rather than accepted and not enforced. */
+    if (spec->ttl_s > 0 && spec->entrypoint && spec->entrypoint[0])
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "ttl_s needs the keep-alive: the docker provider cannot enforce a TTL "
+                            "(%gs) on a custom entrypoint ('%s'); drop --ttl or the entrypoint "
+                            "(or make the entrypoint end itself, e.g. with timeout)",
+                            spec->ttl_s, spec->entrypoint[0]);
+    /* Published ports need a network: with none the engine drops them without a word. */
+    if (spec->nports && dp->cfg.network && !strcmp(dp->cfg.network, "none")) {
+        char list[200] = "";
+        for (size_t i = 0, n = 0; i < spec->nports && n + 8 < sizeof list; i++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%d", i ? ", " : "", spec->ports[i]);
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "port%s %s cannot be published: this context's docker.create.network "
+                            "is 'none'; drop --port or use a context with a network (bridge or a "
+                            "network name)",
+                            spec->nports == 1 ? "" : "s", list);
+    }
     const char *image = spec->image;
     if (sm_str_has_prefix(image, "docker://"))
         image = image + strlen("docker://");
@@ -1551,6 +1573,19 @@ static long long num_ll(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? (long long)v->valuedouble : -1;
 }
 
+/* Whether the container exists and is not running (nor paused); its state goes to state. */
+static bool not_running(docker_provider *dp, const char *id, char *state, size_t len)
+{
+    cJSON *insp = NULL;
+    if (docker_inspect(dp, id, &insp, NULL) != SM_OK)
+        return false;
+    const char *st = sm_json_str(cJSON_GetObjectItemCaseSensitive(insp, "State"), "Status");
+    snprintf(state, len, "%s", st ? st : "unknown");
+    bool stopped = !st || (strcmp(st, "running") && strcmp(st, "paused"));
+    cJSON_Delete(insp);
+    return stopped;
+}
+
 /* The stats endpoint mapped to the sample the local provider gives: memory working set =
  * usage minus inactive file pages (cgroup v2 "inactive_file", v1 "total_inactive_file"), as
  * `docker stats` computes it. */
@@ -1567,6 +1602,20 @@ static int docker_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *er
     free(path);
     if (rc != SM_OK)
         return rc;
+    /* A container that is not running has no stats: podman answers 200 with an empty body,
+     * Docker 200 with zeroed figures read at time zero. Its state says why. */
+    const char *read = cJSON_IsObject(j) ? sm_json_str(j, "read") : NULL;
+    if (status == 200 && (!cJSON_IsObject(j) || (read && sm_str_has_prefix(read, "0001-01-01")))) {
+        char state[32] = "";
+        if (not_running(dp, h->id, state, sizeof state)) {
+            cJSON_Delete(j);
+            return sm_error_set(err, SM_ERR_STATE, SM_FAIL_INVALID_REQUEST,
+                                "container %.12s is not running (state %s): it has no stats to "
+                                "read%s",
+                                h->id, state,
+                                !strcmp(state, "created") ? " until it is started" : "");
+        }
+    }
     if (status != 200 || !cJSON_IsObject(j)) {
         rc = docker_http_error(err, status, NULL, j, SM_FAIL_SANDBOX_ERROR,
                                "reading the stats of %.12s", h->id);

@@ -132,9 +132,11 @@ void docker_executor_free(docker_executor *x);
 int docker_exit_signal(int code);
 /* Forgets the recorded OOM-kill count of a removed container. */
 void docker_oom_forget(const char *cid);
-/* Sends sig to every process of the container that carries marker (runs as root). */
-int docker_kill_marked(docker_provider *dp, const char *cid, const char *marker, int sig,
-                       sm_error *err);
+/* Sends sig to every process of the container that carries marker (runs as root), and to
+ * every process of the session of exec eid's first process (with children: the sessions its
+ * children lead, for the exec helper) when eid is not NULL and that process can be found. */
+int docker_kill_marked(docker_provider *dp, const char *cid, const char *marker, const char *eid,
+                       bool children, int sig, sm_error *err);
 
 int docker_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec_result *res,
                 sm_error *err);

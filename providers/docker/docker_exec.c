@@ -237,7 +237,7 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
         r->timed_out = true;
         sm_http_resp_free(&resp);
         /* The command may still run inside: end it and everything it started. */
-        docker_kill_marked(dp, cid, marker, SIGKILL, NULL);
+        docker_kill_marked(dp, cid, marker, eid, false, SIGKILL, NULL);
         return SM_OK;
     }
     if (rc != SM_OK) {
@@ -259,7 +259,7 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
     rc = exec_exit_code(dp, eid, wait > 0.05 ? wait : 0.05, &r->code, err);
     if (rc == SM_ERR_TIMEOUT && r->timeout_s > 0) {
         r->timed_out = true;
-        docker_kill_marked(dp, cid, marker, SIGKILL, NULL);
+        docker_kill_marked(dp, cid, marker, eid, false, SIGKILL, NULL);
         if (err)
             sm_error_clear(err);
         return SM_OK;
@@ -267,19 +267,77 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
     return rc;
 }
 
-int docker_kill_marked(docker_provider *dp, const char *cid, const char *marker, int sig,
-                       sm_error *err)
+/* The first process of exec eid as the container sees it: its pid there and its start time
+ * (clock ticks since boot: the same inside the container and outside). The engine's exec
+ * inspect gives its pid on the engine's host; /proc/<pid>/status (NSpid, readable by anyone)
+ * gives the pid in the container. 0 when any of it is unknown; when sandman does not share
+ * the engine's PID namespace (a remote engine), /proc/<pid> is some other process, and the
+ * killer's check of the start time inside the container refuses it. */
+static long exec_container_pid(docker_provider *dp, const char *eid, unsigned long long *start)
 {
-    /* Signals every process (but this script) whose environment holds the marker. For SIGKILL
-     * it repeats until none is left, so that children forked meanwhile go too. NUL-separated
-     * environ goes through tr: BusyBox grep stops reading a line at its first NUL. */
+    *start = 0;
+    char *path = xasprintf("/exec/%s/json", eid);
+    int status = 0;
+    cJSON *j = NULL;
+    long hostpid = 0, cpid = 0;
+    if (docker_call(dp, "GET", path, NULL, 10, true, &status, &j, NULL) == SM_OK && status == 200)
+        hostpid = (long)sm_json_num(j, "Pid", 0);
+    cJSON_Delete(j);
+    free(path);
+    if (hostpid <= 0)
+        return 0;
+    char fn[64], buf[4096];
+    snprintf(fn, sizeof fn, "/proc/%ld/status", hostpid);
+    FILE *f = fopen(fn, "r");
+    while (f && fgets(buf, sizeof buf, f)) {
+        if (strncmp(buf, "NSpid:", 6))
+            continue;
+        for (char *t = strtok(buf + 6, " \t\n"); t; t = strtok(NULL, " \t\n"))
+            cpid = atol(t); /* the last one: the innermost namespace */
+    }
+    if (f)
+        fclose(f);
+    snprintf(fn, sizeof fn, "/proc/%ld/stat", hostpid);
+    f = fopen(fn, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    char *rp = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+    int field = 2;
+    for (char *t = rp ? strtok(rp + 1, " ") : NULL; t; t = strtok(NULL, " "))
+        if (++field == 22)
+            *start = strtoull(t, NULL, 10);
+    return cpid > 1 && *start ? cpid : 0;
+}
+
+int docker_kill_marked(docker_provider *dp, const char *cid, const char *marker, const char *eid,
+                       bool children, int sig, sm_error *err)
+{
+    /* Signals every process (but this script) whose environment holds the marker, and every
+     * process of the exec's session: `env -i CMD` drops the marker, and the shell may exec
+     * into it, but a process keeps its session unless it makes a new one. The session is the
+     * exec's first process's (an exec runs in a session of its own), or with children, those
+     * of the helper's children (each command of the exec helper is one). The pid is used only
+     * if the process with it in the container has the start time seen from the host. For
+     * SIGKILL it repeats until none is left, so that children forked meanwhile go too.
+     * NUL-separated environ goes through tr: BusyBox grep stops reading a line at its first
+     * NUL. */
+    unsigned long long start = 0;
+    long pid = eid && *eid ? exec_container_pid(dp, eid, &start) : 0;
     char *script = xasprintf(
-        "m='%s=%s'; n=0; while [ $n -lt 40 ]; do f=0; for d in /proc/[0-9]*; do "
-        "p=${d#/proc/}; [ \"$p\" = \"$$\" ] && continue; "
+        "m='%s=%s' r=%ld t=%llu k=%d; st() { x=; read -r x <\"/proc/$1/stat\" 2>/dev/null; "
+        "x=${x##*) }; set -f; set -- $x; set +f; P=$2 D=$4 T=${20}; }; s=' '\n"
+        "if [ $r -gt 1 ]; then st $r; if [ \"$T\" = \"$t\" ]; then if [ $k = 0 ]; then "
+        "[ \"$D\" = $r ] && s=\" $r \"; else for d in /proc/[0-9]*; do p=${d#/proc/}; st $p; "
+        "[ \"$P\" = $r ] && [ \"$D\" = $p ] && s=\"$s$p \"; done; fi; fi; fi\n"
+        "n=0; while [ $n -lt 40 ]; do f=0; for d in /proc/[0-9]*; do "
+        "p=${d#/proc/}; [ \"$p\" = \"$$\" ] && continue; st $p; "
+        "case $s in *\" $D \"*) kill -%d \"$p\" 2>/dev/null && f=1; continue;; esac; "
         "if tr '\\0' '\\n' <\"$d/environ\" 2>/dev/null | grep -qxF \"$m\"; then "
         "kill -%d \"$p\" 2>/dev/null && f=1; "
         "fi; done; [ $f = 0 ] && break; [ %d = 9 ] || break; n=$((n+1)); sleep 0.05; done",
-        DOCKER_EXEC_MARKER, marker, sig, sig);
+        DOCKER_EXEC_MARKER, marker, pid, start, children ? 1 : 0, sig, sig, sig);
     const char *argv[] = {dp->cfg.keepalive_shell, "-c", script, NULL};
     docker_run r = {.argv = argv, .user = "0", .timeout_s = 20, .stdout_fd = -1, .stderr_fd = -1};
     int rc = docker_exec_run(dp, cid, &r, err);
@@ -618,7 +676,7 @@ static int dpty_signal(sm_pty *p, int sig, sm_error *err)
     dpty *t = p->impl;
     if (t->eof)
         return SM_OK;
-    int rc = docker_kill_marked(t->dp, t->cid, t->marker, sig, err);
+    int rc = docker_kill_marked(t->dp, t->cid, t->marker, t->eid, false, sig, err);
     if (rc != SM_OK && err)
         err->failure.kind = SM_FAIL_PTY_ERROR;
     return rc;
@@ -679,7 +737,7 @@ static void dpty_close(sm_pty *p)
     dpty *t = p->impl;
     if (!t->eof && t->eid[0]) {
         sm_http_conn_shutdown_write(t->conn);
-        docker_kill_marked(t->dp, t->cid, t->marker, SIGKILL, NULL);
+        docker_kill_marked(t->dp, t->cid, t->marker, t->eid, false, SIGKILL, NULL);
     }
     dpty_free(t);
 }

@@ -122,6 +122,7 @@ struct docker_executor {
     bool unsupported; /* the image lacks what the helper needs: plain execs only */
     int failures;     /* failed starts in a row */
     long long uses;   /* execs on this handle (the first is a plain exec) */
+    char eid[128];    /* the helper's exec: a command's session is led by its child */
 };
 
 /* ---------------------------------------------------------------- marker scanning */
@@ -276,8 +277,8 @@ static int start(docker_provider *dp, const char *cid, docker_executor *x, doubl
     char *kv = xasprintf("%s=%s", DOCKER_EXEC_MARKER, marker);
     cJSON_AddItemToArray(env, cJSON_CreateString(kv));
     free(kv);
-    char eid[128];
-    int rc = docker_exec_create(dp, cid, body, eid, sizeof eid, NULL);
+    char *eid = x->eid;
+    int rc = docker_exec_create(dp, cid, body, eid, sizeof x->eid, NULL);
     cJSON_Delete(body);
     if (rc != SM_OK)
         return rc;
@@ -472,9 +473,12 @@ static int run_locked(docker_provider *dp, const char *cid, docker_executor *x, 
             rc = DOCKER_EXECUTOR_DECLINED;
     } else if (timed_out) {
         r->timed_out = true;
+        /* The command may still run inside: end it and everything it started (the helper
+         * waits for it, so it is still the parent of the command's session leader). */
+        char eid[sizeof x->eid];
+        snprintf(eid, sizeof eid, "%s", x->eid);
         retire(x);
-        /* The command may still run inside: end it and everything it started. */
-        docker_kill_marked(dp, cid, marker, SIGKILL, NULL);
+        docker_kill_marked(dp, cid, marker, eid, true, SIGKILL, NULL);
     } else if (xc.s[0].state == 3) {
         long code = -1;
         if (sm_parse_long(xc.s[0].status, &code) != 0 || code < 0 || code > 255)

@@ -2,7 +2,8 @@
 # SANDMAN_DOCKER_HOST): create with labels/resources/env/workdir and readiness, exec
 # (exit codes, stream separation, env/cwd/user, timeouts that really kill), cp with parent
 # directories, status, ls by label and --all with a container made without sandman, stats,
-# OOM attribution, a missing image, an exited entrypoint, unknown config keys, rm.
+# OOM attribution, every create/exec/probe config key reaching the engine, a missing image, an
+# exited entrypoint, bad input refused at create, unknown config keys, rm.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/docker_engine.bash"
 
@@ -112,6 +113,11 @@ check "and the whole CLI call returns soon after" python3 -c "import sys; d=$end
 run S exec "$ID" -- 'ps -o args | grep -c "^sleep 3[01]$"'
 expect_eq "the timed-out command and its children were killed in the container" "0" "$OUT"
 
+run S exec --timeout 1 "$ID" -- 'env -i sleep 35 & env -i sleep 36'
+expect_eq "a command that dropped the exec's marker (env -i) times out too" 125 "$RC"
+run S exec "$ID" -- 'ps -o args | grep -c "^sleep 3[56]$"'
+expect_eq "and its session is killed all the same" "0" "$OUT"
+
 run S exec "$ID" -- 'echo before; exec >/dev/null 2>&1; sleep 2; exit 4'
 expect_eq "a command that closes its output still reports its own exit code" 4 "$RC"
 expect_eq "and what it printed before" "before" "$OUT"
@@ -195,6 +201,14 @@ expect_eq "stats: cpu limit" "0.5" "$(echo "$OUT" | json 'd["cpu_limit"]')"
 check "stats: pids and cpu time" python3 -c "
 import json,sys; d=json.loads('''$OUT'''); sys.exit(0 if d['pids'] >= 1 and d['cpu_time_s'] > 0 else 1)"
 
+CREATED=$(api POST "/containers/create?name=created-only-$DOCKER_TEST_RUN" \
+    "{\"Image\":\"$IMG\",\"Cmd\":[\"sleep\",\"600\"],\"Labels\":{\"sandman-test-run\":\"$DOCKER_TEST_RUN\"},\"HostConfig\":{\"NetworkMode\":\"none\"}}" |
+    json 'd["Id"]')
+run S stats "$CREATED"
+expect_eq "stats of a container that was never started fails" 1 "$RC"
+expect_match "saying it is not running and its state" "^sandman: container ${CREATED:0:12} is not running \(state created\)" "$ERR"
+api DELETE "/containers/$CREATED?force=1" >/dev/null
+
 # ---- OOM attribution
 run S exec -o json "$ID" -- 'dd if=/dev/zero of=/dev/null bs=200M count=1'
 expect_eq "a 200 MB allocation in 64 MiB is killed (137)" "137" "$(echo "$OUT" | json 'd["return_code"]')"
@@ -221,6 +235,61 @@ expect_no_match "ls without --all hides ended sandboxes" "${EP:0:12}" "$OUT"
 run S ls -aq
 expect_match "ls --all shows them" "${EP:0:12}" "$OUT"
 
+# ---- the docker config keys reach the engine (one sandbox with every knob set)
+cat >>"$SANDMAN_CONFIG" <<'EOF'
+knobs:
+  docker:
+    host: ${oc.env:DOCKER_TEST_HOST}
+    create:
+      keepalive_cmd: 'while :; do sleep 1000; done # knobs'
+      use_init: false
+      read_only: true
+      cap_drop: [CHOWN]
+      security_opt: [no-new-privileges]
+      apply_resource_limits: false
+      publish_host: 127.0.0.2
+    exec:
+      default_timeout_s: 1
+    probe:
+      # passes on its third run: only a deadline makes create try more than once
+      command: 'n=$(cat /dev/shm/probes 2>/dev/null || echo 0); n=$((n+1)); echo $n >/dev/shm/probes; [ $n -ge 3 ] && printf knobs-ready'
+      expected_stdout: knobs-ready
+      deadline_s: 20
+  default_metadata:
+    sandman-test-run: ${oc.env:DOCKER_TEST_RUN}
+EOF
+run "$SANDMAN" -p knobs create -i "$IMG" -m 64 --cpu 0.5 --port 8080
+expect_eq "create with every docker knob set" 0 "$RC"
+KN=$OUT
+INSPECT=$(api GET "/containers/$KN/json")
+expect_eq "keepalive_cmd is the main process (a configured probe: no ready line)" \
+    "/bin/sh -c while :; do sleep 1000; done # knobs" \
+    "$(echo "$INSPECT" | json '" ".join(d["Config"]["Entrypoint"] + d["Config"]["Cmd"])')"
+expect_eq "use_init false: no init" "False" "$(echo "$INSPECT" | json 'bool(d["HostConfig"].get("Init"))')"
+run S exec "$KN" -- 'tr "\0" " " </proc/1/cmdline'
+expect_eq "so the keep-alive is PID 1" "/bin/sh -c while :; do sleep 1000; done # knobs " "$OUT"
+expect_eq "read_only" "True" "$(echo "$INSPECT" | json 'd["HostConfig"]["ReadonlyRootfs"]')"
+run S exec "$KN" -- 'touch /x'
+expect_match "the root is read-only in the container" "Read-only file system" "$ERR"
+expect_match "cap_drop" "CHOWN" "$(echo "$INSPECT" | json 'd["HostConfig"]["CapDrop"]')"
+run S exec "$KN" -- 'chown 65534 /dev/shm/probes'
+expect_match "root in the container cannot chown" "Operation not permitted" "$ERR"
+expect_match "security_opt" "no-new-privileges" "$(echo "$INSPECT" | json 'd["HostConfig"]["SecurityOpt"]')"
+run S exec "$KN" -- 'grep NoNewPrivs /proc/self/status'
+expect_match "no_new_privs is set in the container" "NoNewPrivs:[[:space:]]*1" "$OUT"
+expect_eq "apply_resource_limits false: no memory or CPU limit" "0 0 0" \
+    "$(echo "$INSPECT" | json '"%d %d %d" % (d["HostConfig"].get("Memory") or 0, d["HostConfig"].get("NanoCpus") or 0, d["HostConfig"].get("CpuQuota") or 0)')"
+expect_eq "publish_host is where the port is published" "127.0.0.2" \
+    "$(echo "$INSPECT" | json 'd["NetworkSettings"]["Ports"]["8080/tcp"][0]["HostIp"]')"
+run S exec "$KN" -- 'cat /dev/shm/probes'
+expect_eq "probe.deadline_s: the probe ran until it passed (3 runs)" "3" "$OUT"
+run "$SANDMAN" -p knobs exec -o json "$KN" -- 'sleep 5'
+expect_eq "exec.default_timeout_s applies without --timeout" "125 timeout" \
+    "$(echo "$OUT" | json '"%d %s" % (d["return_code"], d["error_type"])')"
+check "after 1 s" python3 -c "
+import json, sys; d = json.loads(sys.argv[1])['duration_s']; sys.exit(0 if 1 <= d < 2.5 else 1)" "$OUT"
+run S rm "$KN"
+
 # ---- failures at create
 BEFORE=$(api GET "/containers/json?all=1" | json 'len(d)')
 run S create -i localhost/sandman-no-such-image:1
@@ -230,6 +299,13 @@ expect_match "and saying it could not be pulled" "pulled" "$ERR"
 run S create -i "$IMG" --entrypoint /bin/false
 expect_eq "an entrypoint that dies at once fails create" 1 "$RC"
 expect_match "the message says it exited" "exited with code 1" "$ERR"
+run S create -i "$IMG" --ttl 2 --entrypoint /bin/sleep --entrypoint 30
+expect_eq "a TTL with a custom entrypoint is refused (bad input)" 2 "$RC"
+expect_match "the message says why and what to drop" \
+    "cannot enforce a TTL \(2s\) on a custom entrypoint \('/bin/sleep'\); drop --ttl or the entrypoint" "$ERR"
+run S create -i "$IMG" --port 8080 --port 9090
+expect_eq "ports with network none are refused (bad input)" 2 "$RC"
+expect_match "naming the ports and the network" "ports 8080, 9090 cannot be published: .*network is 'none'" "$ERR"
 expect_eq "failed creates leave no container behind" "$BEFORE" "$(api GET "/containers/json?all=1" | json 'len(d)')"
 
 run "$SANDMAN" -p badkey ls

@@ -992,6 +992,14 @@ static void test_exec_helper(void **state)
     q = (xreq){.cmd = "ps -o args | grep -c '^sleep 4[12]$'"};
     expect_run(warm, &q, 1, "0\n", "");
     expect_helper(warm); /* a new helper */
+    /* also what dropped the exec's marker with env -i: the command's session goes */
+    q = (xreq){.cmd = "env -i sleep 43 & env -i sleep 44", .timeout_s = 1};
+    assert_int_equal(xrun(warm, &q, &a, &e), SM_OK);
+    assert_int_equal(a.return_code, 125);
+    sm_exec_result_free(&a);
+    q = (xreq){.cmd = "ps -o args | grep -c '^sleep 4[34]$'"};
+    expect_run(warm, &q, 1, "0\n", "");
+    expect_helper(warm);
 
     /* a command that kills the helper: its status is lost, said so; the next one works */
     q = (xreq){.cmd = "kill -9 $PPID; sleep 1"};
