@@ -78,6 +78,12 @@ kill -TERM $CLIENT
 check "SIGTERM ends the client with 143" wait_for "EXIT=143$"
 check "and stty -a is as before" cmp -s "$B" "$A"
 
+# Ctrl-C ends a program that does not catch it: its exit code (130) is the client's.
+run_in_tmux -x 100 -y 30 "\"\$SANDMAN\" shell $ID --command 'echo sleeping; exec sleep 100'"
+check "sandman shell --command runs the command on a terminal" wait_for "^sleeping$"
+keys C-c
+check "Ctrl-C kills it by SIGINT, and the client exits 130" wait_for "EXIT=130$"
+
 # stdin ends: the shell gets Ctrl-D. Its stdin is a pty that this python closes.
 cat >"$SANDMAN_STATE_DIR/eof.py" <<'PY'
 import os, subprocess, sys, termios, time
