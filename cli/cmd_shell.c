@@ -18,12 +18,14 @@
 #include "core/cast.h"
 #include "core/util.h"
 
-enum { S_NEW = 100, S_RECORD, S_ATTACH, S_LIST, S_KEEP, S_USER, S_CMD };
+enum { S_NEW = 100, S_RECORD, S_ATTACH, S_LIST, S_KEEP, S_USER, S_CMD, S_SINCE, S_NO_TAKEOVER };
 
 static const cli_opt shell_opts[] = {
     {"new", 0, false, S_NEW},
     {"record", 0, true, S_RECORD},
     {"attach", 'a', true, S_ATTACH},
+    {"since", 0, true, S_SINCE},
+    {"no-takeover", 0, false, S_NO_TAKEOVER},
     {"list", 0, false, S_LIST},
     {"keep", 0, false, S_KEEP},
     {"user", 'u', true, S_USER},
@@ -44,7 +46,9 @@ static const cli_opt shell_opts[] = {
 
 typedef struct shell_args {
     sm_spec spec;
-    bool is_new, list, keep;
+    bool is_new, list, keep, no_takeover;
+    long long since; /* --attach replays the output from this byte on (0: all that is kept) */
+    bool since_given;
     char *record, *attach, *user, *command;
 } shell_args;
 
@@ -55,6 +59,15 @@ static int shell_opt(sm_cli *cli, void *ud, int id, const char *arg)
     case S_NEW: a->is_new = true; return 0;
     case S_LIST: a->list = true; return 0;
     case S_KEEP: a->keep = true; return 0;
+    case S_NO_TAKEOVER: a->no_takeover = true; return 0;
+    case S_SINCE: {
+        long v;
+        if (sm_parse_long(arg, &v) != 0 || v < 0)
+            return cli_usage(cli, "--since wants a byte offset (0 or more), not '%s'", arg);
+        a->since = v;
+        a->since_given = true;
+        return 0;
+    }
     case S_RECORD:
         free(a->record);
         a->record = xstrdup(arg);
@@ -286,6 +299,11 @@ static int cmd_shell(sm_cli *cli, int argc, char **argv)
                                          : "missing sandbox id (or --new to create one)");
         goto done;
     }
+    if (!a.attach && (a.since_given || a.no_takeover)) {
+        status = cli_usage(cli, "%s only goes with --attach SESSION",
+                           a.since_given ? "--since" : "--no-takeover");
+        goto done;
+    }
     if (!a.list && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
         status = cli_error(cli, CLI_USAGE,
                            "shell needs a terminal: stdin and stdout must be TTYs (use "
@@ -318,7 +336,7 @@ static int cmd_shell(sm_cli *cli, int argc, char **argv)
     term_size(&rows, &cols);
     sm_pty *t = NULL;
     if (a.attach) {
-        rc = sm_sandbox_pty_attach(s, a.attach, true, 0, &t, &err);
+        rc = sm_sandbox_pty_attach(s, a.attach, !a.no_takeover, a.since, &t, &err);
     } else {
         sm_pty_spec ps;
         sm_pty_spec_init(&ps);
@@ -374,7 +392,11 @@ const sm_cmd sm_cmd_shell = {
     "an interactive shell in a sandbox, in your own terminal",
     "      --new            create a sandbox for the shell and remove it afterwards\n"
     "      --record FILE    record the session as an asciicast v2 file\n"
-    "  -a, --attach SESSION re-attach to a kept session (replays its recent output)\n"
+    "  -a, --attach SESSION re-attach to a kept session (replays its recent output), taking\n"
+    "                       it over from a client that holds it\n"
+    "      --since BYTES    with --attach: replay from this output offset on (--list shows\n"
+    "                       a session's OUTPUT; 0, the default, replays all that is kept)\n"
+    "      --no-takeover    with --attach: fail if another client holds the session\n"
     "      --keep           keep the session running if this client goes away\n"
     "      --list           list the sandbox's PTY sessions\n"
     "  -u, --user USER      run the shell as USER\n"

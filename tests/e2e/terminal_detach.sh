@@ -109,4 +109,26 @@ check "closing its window leaves the session running, detached" wait_until 5 sta
 KEPT=$(sessions session_id running | sed -n 's/ true$//p')
 run_in_tmux -x 100 -y 20 "\"\$SANDMAN\" shell $ID --attach $KEPT"
 check "it can be attached again, its output replayed" wait_for "^kept-12$"
+
+# --no-takeover refuses a session another client holds; --since replays only what came after.
+tm new-session -d -s other -x 80 -y 10 \
+    "\"$SANDMAN\" shell $ID --attach $KEPT --no-takeover; echo EXIT=\$?; sleep 60"
+other_done() { tm capture-pane -t other -p | grep -q "^EXIT="; }
+check "--no-takeover while another client holds the session fails" wait_until 10 other_done
+OTHER=$(tm capture-pane -t other -p)
+expect_match "saying it is held by another client" "held by another client" "$OTHER"
+expect_match "with exit status 1" "^EXIT=1$" "$OTHER"
+expect_eq "the holder keeps it" "true true" "$(sessions session_id running attached | sed -n "s/^$KEPT //p")"
+tm kill-session -t "$DASH"
+check "the holder's window closed: detached" wait_until 5 states_are "false false,true false"
+BYTES=$(sessions session_id bytes | sed -n "s/^$KEPT //p")
+run_in_tmux -x 100 -y 20 "\"\$SANDMAN\" shell $ID --attach $KEPT --since $BYTES"
+kept_attached() { sessions session_id attached | grep -q "^$KEPT true$"; }
+check "--since attaches" wait_until 10 kept_attached
+type_line 'echo after-since-$((6*6))'
+check "attached with --since at the session's end, the shell answers" wait_for "^after-since-36$"
+expect_no_match "and nothing from before that offset was replayed" "kept-12" "$SCREEN"
+run "$SANDMAN" shell "$ID" --since 5
+expect_eq "--since without --attach is a usage error" 2 "$RC"
+expect_match "saying it goes with --attach" "--since only goes with --attach SESSION" "$ERR"
 finish
