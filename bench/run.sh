@@ -90,7 +90,7 @@ elif [ ! -x "$DOCKER_BENCH" ]; then
     echo "bench: $DOCKER_BENCH is not built (make build)" >&2
     rc3=2
 elif ! command -v docker >/dev/null; then
-    echo "bench: docker_bench needs the docker CLI (its baseline)" >&2
+    echo "bench: docker_bench needs the docker CLI, its baseline (Debian: apt-get install docker.io; it talks to the same private podman socket)" >&2
     rc3=2
 else
     DK_ENGINE=$(mktemp -d "${TMPDIR:-/tmp}/sandman-bench-dk.XXXXXX")
