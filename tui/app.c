@@ -27,6 +27,7 @@
 #define KEY_PASTE_START (KEY_MAX + 1)
 #define KEY_PASTE_END   (KEY_MAX + 2)
 #define SLOW_REFRESH_S  0.3
+#define QUIT_GRACE_MS   1000 /* commands in flight at quit get this long to finish */
 
 /* ---- refresh: list + sample + journal on the work queue ------------------------------ */
 
@@ -317,7 +318,7 @@ void tui_app_switch_context(tui_app *app, const char *name)
     free(errbuf);
     probe.provider = NULL; /* keep it: the dashboard owns it now */
     cli_free(&probe);
-    if (app->old_provider) { /* a switch while the refresh of an older one still runs: */
+    if (app->old_provider) {           /* a switch while the refresh of an older one still runs: */
         sm_sampler_free(app->sampler); /* the middle one has no job, drop it */
         sm_provider_free(app->provider);
     } else {
@@ -776,6 +777,34 @@ static void on_signal(uv_signal_t *s, int signum)
 
 /* ---- start and stop ------------------------------------------------------------------------ */
 
+static void on_grace(uv_timer_t *t)
+{
+    *(bool *)t->data = true;
+}
+
+/* Quitting never waits on a provider. The terminal is already restored; commands the user
+ * started (a delete, a create) get a short grace to finish, then the process ends without
+ * joining the workers still blocked in a provider call: nothing they use is freed under them,
+ * since nothing is freed at all (exit hands everything back at once). Refreshes are only
+ * reads, so they are never waited for. */
+static void quit_in_flight(tui_app *app, int status)
+{
+    bool over = false;
+    uv_timer_t grace;
+    uv_timer_init(app->loop, &grace);
+    grace.data = &over;
+    uv_timer_start(&grace, on_grace, QUIT_GRACE_MS, 0);
+    while (app->jobs > 0 && !over)
+        uv_run(app->loop, UV_RUN_ONCE);
+    uv_timer_stop(&grace);
+    uv_close((uv_handle_t *)&grace, NULL);
+    if (!app->refreshing && app->jobs == 0)
+        return;
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
+}
+
 static int setup_terminal(tui_app *app, sm_error *err)
 {
     setlocale(LC_ALL, "");
@@ -888,8 +917,7 @@ int tui_run(sm_cli *cli)
     uv_close((uv_handle_t *)&app.winch, NULL);
     uv_close((uv_handle_t *)&app.term, NULL);
     app.quit = true;
-    while (app.refreshing || app.jobs > 0)
-        uv_run(app.loop, UV_RUN_ONCE);
+    quit_in_flight(&app, status);
     uv_run(app.loop, UV_RUN_DEFAULT);
     uv_loop_close(app.loop);
     tui_theme_free(&app.theme);
