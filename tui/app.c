@@ -789,8 +789,8 @@ static void on_grace(uv_timer_t *t)
  * reads, so they are never waited for. */
 static void quit_in_flight(tui_app *app, int status)
 {
-    bool over = false;
-    uv_timer_t grace;
+    static bool over;
+    static uv_timer_t grace; /* closed by the loop after this returns */
     uv_timer_init(app->loop, &grace);
     grace.data = &over;
     uv_timer_start(&grace, on_grace, QUIT_GRACE_MS, 0);
