@@ -262,6 +262,22 @@ static int split_words(const char *line, char ***out)
     return n;
 }
 
+/* Verbs that want the terminal or never end: on a worker thread they would fight the
+ * dashboard for the screen (shell) or run forever with their own signal handling (top). What
+ * the dashboard offers instead, or NULL for a verb the palette runs. */
+static const char *interactive_verb(const char *verb)
+{
+    static const char *refused[][2] = {
+        {"shell", "shell: press t for a terminal into the sandbox (T for a new session)"},
+        {"top", "top: the dashboard is top (e shows the events)"},
+        {"tui", "tui: the dashboard is already open"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (!strcmp(verb, refused[i][0]))
+            return refused[i][1];
+    return NULL;
+}
+
 void tui_app_palette(tui_app *app, const char *line)
 {
     char **argv;
@@ -281,8 +297,8 @@ void tui_app_palette(tui_app *app, const char *line)
             tui_app_switch_context(app, argv[1]);
     } else if (!strcmp(argv[0], "help")) {
         app->overlay = OV_HELP;
-    } else if (!strcmp(argv[0], "tui")) {
-        tui_app_status(app, true, "the dashboard is already open");
+    } else if (interactive_verb(argv[0])) {
+        tui_app_status(app, true, "%s", interactive_verb(argv[0]));
     } else if (!cli_find_command(argv[0])) {
         tui_app_status(app, true, "unknown command '%s' (try :help)", argv[0]);
     } else {
