@@ -29,19 +29,17 @@
 #define SLOW_REFRESH_S  0.3
 #define QUIT_GRACE_MS   1000 /* commands in flight at quit get this long to finish */
 
-/* ---- refresh: list + sample + journal on the work queue ------------------------------ */
+/* ---- refresh: list + sample on the work queue; the journal as a job of its own ---------- */
 
 typedef struct refresh_job {
     uv_work_t req;
     tui_app *app;
     sm_provider *p;
     sm_sampler *sampler;
-    sm_journal_follower *follower;
     sm_sandbox_info *list;
     size_t n;
     sm_sample *samples;
     bool *ok;
-    cJSON *events;
     sm_error err;
     int rc;
 } refresh_job;
@@ -62,7 +60,6 @@ static void refresh_work(uv_work_t *req)
         j->ok = xcalloc(j->n ? j->n : 1, sizeof *j->ok);
         sm_sampler_collect(j->sampler, j->list, j->n, j->samples, j->ok);
     }
-    j->events = sm_journal_follower_poll(j->follower);
 }
 
 static void start_refresh(tui_app *app);
@@ -71,42 +68,93 @@ static void refresh_done(uv_work_t *req, int status)
 {
     refresh_job *j = req->data;
     tui_app *app = j->app;
-    app->refreshing = false;
-    if (j->p != app->provider) { /* the context changed meanwhile: its rows are not this one's */
+    app->reads--;
+    if (j->p != app->provider) { /* begun under a previous context: its rows are not ours */
         if (j->rc == SM_OK)
             sm_sandbox_info_list_free(j->list, j->n);
-    } else if (j->rc == SM_OK) {
-        tui_model_update(&app->model, j->list, j->n, j->samples, j->ok, j->p->ops->name);
-        app->model.error[0] = '\0';
     } else {
-        char label[64];
-        sm_failure_label(&j->err.failure, label, sizeof label);
-        snprintf(app->model.error, sizeof app->model.error, "%s", j->err.msg);
+        app->refreshing = false;
+        if (j->rc == SM_OK) {
+            tui_model_update(&app->model, j->list, j->n, j->samples, j->ok, j->p->ops->name);
+            app->model.error[0] = '\0';
+        } else {
+            char label[64];
+            sm_failure_label(&j->err.failure, label, sizeof label);
+            snprintf(app->model.error, sizeof app->model.error, "%s", j->err.msg);
+        }
+        if (app->model.filter[0] || app->view == VIEW_LIST)
+            tui_model_rebuild(&app->model);
+        app->model.refreshed_at = sm_now_wall();
+        if (app->refresh_again) {
+            app->refresh_again = false;
+            start_refresh(app);
+        }
     }
-    tui_model_add_events(&app->model, j->events);
-    if (app->model.filter[0] || app->view == VIEW_LIST)
-        tui_model_rebuild(&app->model);
-    app->model.refreshed_at = sm_now_wall();
     free(j->samples);
     free(j->ok);
     free(j);
-    if (app->old_provider && !app->refreshing) {
-        sm_sampler_free(app->old_sampler);
-        sm_provider_free(app->old_provider);
-        app->old_provider = NULL;
-        app->old_sampler = NULL;
-    }
-    if (app->refresh_again) {
-        app->refresh_again = false;
-        start_refresh(app);
-    }
     tui_app_dirty(app);
 }
 
+typedef struct journal_job {
+    uv_work_t req;
+    tui_app *app;
+    sm_journal_follower *follower;
+    cJSON *events;
+} journal_job;
+
+static void journal_work(uv_work_t *req)
+{
+    journal_job *j = req->data;
+    j->events = sm_journal_follower_poll(j->follower);
+}
+
+static void start_journal(tui_app *app);
+
+static void journal_done(uv_work_t *req, int status)
+{
+    journal_job *j = req->data;
+    tui_app *app = j->app;
+    app->reads--;
+    app->journal_reading = false;
+    if (j->events) {
+        tui_model_add_events(&app->model, j->events);
+        if (app->model.filter[0] || app->view == VIEW_LIST)
+            tui_model_rebuild(&app->model);
+        tui_app_dirty(app);
+    }
+    free(j);
+    if (app->journal_again) {
+        app->journal_again = false;
+        start_journal(app);
+    }
+}
+
+/* The journal is local files: reading it never waits on a provider, so the events view
+ * stays live while a provider is slow or hung. */
+static void start_journal(tui_app *app)
+{
+    if (app->journal_reading) {
+        app->journal_again = true;
+        return;
+    }
+    if (app->quit)
+        return;
+    journal_job *j = xcalloc(1, sizeof *j);
+    j->app = app;
+    j->follower = app->follower;
+    j->req.data = j;
+    app->journal_reading = true;
+    app->reads++;
+    uv_queue_work(app->loop, &j->req, journal_work, journal_done);
+}
+
 /* A refresh asked for while one runs follows it, so what a key shows is never older than the
- * key press (the one running may have read the journal before the change). */
+ * key press (the one running may have read the journal before the change). The journal is
+ * read at the same time, by its own job. */
 static void start_refresh(tui_app *app)
 {
+    start_journal(app);
     if (app->refreshing) {
         app->refresh_again = true;
         return;
@@ -117,9 +165,9 @@ static void start_refresh(tui_app *app)
     j->app = app;
     j->p = app->provider;
     j->sampler = app->sampler;
-    j->follower = app->follower;
     j->req.data = j;
     app->refreshing = true;
+    app->reads++;
     app->refresh_started = sm_now_mono();
     uv_queue_work(app->loop, &j->req, refresh_work, refresh_done);
 }
@@ -334,25 +382,20 @@ void tui_app_switch_context(tui_app *app, const char *name)
     free(errbuf);
     probe.provider = NULL; /* keep it: the dashboard owns it now */
     cli_free(&probe);
-    if (app->old_provider) {           /* a switch while the refresh of an older one still runs: */
-        sm_sampler_free(app->sampler); /* the middle one has no job, drop it */
-        sm_provider_free(app->provider);
-    } else {
-        app->old_provider = app->provider;
-        app->old_sampler = app->sampler;
-    }
-    if (!app->refreshing) {
-        sm_sampler_free(app->old_sampler);
-        sm_provider_free(app->old_provider);
-        app->old_provider = NULL;
-        app->old_sampler = NULL;
-    }
+    /* The old provider may still be in a refresh (a hung engine holds one until it times
+     * out): that result is dropped when it ends, and the new context's refresh starts now. */
+    app->retired = xrealloc(app->retired, (app->nretired + 1) * sizeof *app->retired);
+    app->retired_samplers =
+        xrealloc(app->retired_samplers, (app->nretired + 1) * sizeof *app->retired_samplers);
+    app->retired[app->nretired] = app->provider;
+    app->retired_samplers[app->nretired++] = app->sampler;
+    app->refreshing = false;
+    app->refresh_again = false;
     app->provider = p;
     app->sampler = sm_sampler_new(p);
     free(app->context);
     app->context = xstrdup(name);
-    tui_model_free(&app->model);
-    tui_model_init(&app->model);
+    tui_model_set_provider(&app->model, p->ops->name);
     tui_app_status(app, false, "context %s (%s)", name, p->ops->name);
     start_refresh(app);
 }
@@ -814,7 +857,7 @@ static void quit_in_flight(tui_app *app, int status)
         uv_run(app->loop, UV_RUN_ONCE);
     uv_timer_stop(&grace);
     uv_close((uv_handle_t *)&grace, NULL);
-    if (!app->refreshing && app->jobs == 0)
+    if (app->reads == 0 && app->jobs == 0)
         return;
     fflush(stdout);
     fflush(stderr);
@@ -885,6 +928,10 @@ int tui_run(sm_cli *cli)
     app.sampler = sm_sampler_new(p);
     app.follower = sm_journal_follower_new(256 * 1024);
     tui_model_init(&app.model);
+    tui_model_set_provider(&app.model, p->ops->name);
+    /* a hung provider holds a worker thread until its call times out; with a context switch
+     * or two, libuv's default four could all be held */
+    setenv("UV_THREADPOOL_SIZE", "16", 0);
 
     sm_error err;
     sm_error_clear(&err);
@@ -944,9 +991,13 @@ out:
     tui_model_free(&app.model);
     sm_journal_follower_free(app.follower);
     sm_sampler_free(app.sampler);
-    sm_sampler_free(app.old_sampler);
     sm_provider_free(app.provider);
-    sm_provider_free(app.old_provider);
+    for (size_t i = 0; i < app.nretired; i++) {
+        sm_sampler_free(app.retired_samplers[i]);
+        sm_provider_free(app.retired[i]);
+    }
+    free(app.retired);
+    free(app.retired_samplers);
     free(app.context);
     return status;
 }

@@ -1,6 +1,8 @@
 # The dashboard against providers that fail: a Docker context whose socket accepts connections
 # and never answers (a hung engine), and one whose socket does not exist. Quitting is
-# immediate whatever a provider does, ...
+# immediate whatever a provider does; switching away from a hung context shows the new one at
+# once; the journal (events, failures) survives switching away and back, and the events view
+# shows only the current provider's sandboxes.
 . "$(dirname "$0")/lib_tmux.sh"
 
 # A unix socket that accepts every connection and never writes a byte.
@@ -42,5 +44,45 @@ echo "# quit took ${ELAPSED} ms"
 check "within 2 s" test "$ELAPSED" -lt 2000
 expect_eq "the alternate screen is left" 0 "$(pane '#{alternate_on}')"
 expect_eq "the cursor is visible again" 1 "$(pane '#{cursor_flag}')"
+
+# ---- :ctx away from a hung provider, and back from another one ----
+S=$("$SANDMAN" create)
+"$SANDMAN" exec "$S" -- 'exit 3' >/dev/null
+dash_start -x 120 -y 30 -c "$CFG" -p hung
+check "the hung context waits" wait_for "waiting for docker"
+keys :
+text 'ctx work'
+keys Enter
+check "switching to a working context shows its sandboxes at once, not after the hung call" \
+    wait_for "^  $S " 4
+check "with the failure of its last command" wait_for "^  $S .*exit 3" 3
+keys e
+check "and its events, while the old call still hangs" wait_for "$S  exec +exit 3 in" 3
+
+keys :
+text 'ctx missing'
+keys Enter
+check "the events view of a docker context" wait_for "ctx missing \(docker\)"
+check "shows no events of local sandboxes" wait_for "no events yet"
+expect_no_match "none of the local sandbox" "$S" "$SCREEN"
+"$SANDMAN" exec "$S" -- true >/dev/null
+sleep 1.5 # three refresh intervals
+SCREEN=$(screen)
+expect_no_match "not even one that happens meanwhile" "$S" "$SCREEN"
+keys :
+text 'ctx work'
+keys Enter
+check "back on the local context the events are there again" wait_for "$S  exec +exit 3 in"
+expect_match "with the create" "$S  lifecycle +created" "$SCREEN"
+keys 1
+check "and the sandbox's failure column still says why its command failed" \
+    wait_for "^  $S .*exit 3"
+keys Enter
+check "its detail lists the failed command among the recent events" \
+    wait_for "exit 3 in [0-9.]+m?s: exit 3"
+T0=$(now_ms)
+keys q
+check "q quits at once, the hung call still in flight" wait_for "^EXIT=0$" 10
+check "within 2 s" test $(($(now_ms) - T0)) -lt 2000
 
 finish
