@@ -76,11 +76,14 @@ static void refresh_done(uv_work_t *req, int status)
         app->refreshing = false;
         if (j->rc == SM_OK) {
             tui_model_update(&app->model, j->list, j->n, j->samples, j->ok, j->p->ops->name);
-            app->model.error[0] = '\0';
-        } else {
-            char label[64];
-            sm_failure_label(&j->err.failure, label, sizeof label);
-            snprintf(app->model.error, sizeof app->model.error, "%s", j->err.msg);
+            app->model.error[0] = app->model.error_label[0] = '\0';
+        } else { /* the rows of the last good refresh stay, marked stale (list.c) */
+            tui_model *m = &app->model;
+            m->error_label[0] = '\0';
+            if (j->err.failure.kind != SM_FAIL_NONE)
+                sm_failure_label(&j->err.failure, m->error_label, sizeof m->error_label);
+            snprintf(m->error, sizeof m->error, "%s%s%s", m->error_label,
+                     m->error_label[0] ? ": " : "", j->err.msg);
         }
         if (app->model.filter[0] || app->view == VIEW_LIST)
             tui_model_rebuild(&app->model);

@@ -98,7 +98,7 @@ void tui_model_set_provider(tui_model *m, const char *provider)
     m->nrows = m->selected = m->scroll = 0;
     m->selected_id[0] = '\0';
     memset(m->counts, 0, sizeof m->counts);
-    m->error[0] = '\0';
+    m->error[0] = m->error_label[0] = '\0';
     m->loaded = false;
     snprintf(m->provider, sizeof m->provider, "%s", provider ? provider : "");
     cJSON_Delete(m->events);

@@ -65,7 +65,8 @@ typedef struct tui_model {
     size_t selected;      /* row index */
     size_t scroll;        /* first visible row */
     int counts[SM_STATUS_UNKNOWN + 1];
-    char error[256]; /* the last refresh's error (provider unreachable, ...) */
+    char error[256];      /* the last refresh's error: "provider unreachable: <message>" */
+    char error_label[64]; /* its failure kind ("provider unreachable"), may be empty */
     double refreshed_at;
     bool loaded;
 } tui_model;

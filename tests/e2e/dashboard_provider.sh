@@ -2,7 +2,7 @@
 # and never answers (a hung engine), and one whose socket does not exist. Quitting is
 # immediate whatever a provider does; switching away from a hung context shows the new one at
 # once; the journal (events, failures) survives switching away and back, and the events view
-# shows only the current provider's sandboxes.
+# shows only the current provider's sandboxes; an unreachable provider is named as such.
 . "$(dirname "$0")/lib_tmux.sh"
 
 # A unix socket that accepts every connection and never writes a byte.
@@ -80,6 +80,15 @@ check "and the sandbox's failure column still says why its command failed" \
 keys Enter
 check "its detail lists the failed command among the recent events" \
     wait_for "exit 3 in [0-9.]+m?s: exit 3"
+
+# ---- a provider that cannot be reached: say so instead of "loading ..." ----
+keys :
+text 'ctx missing'
+keys Enter 1
+check "the list body says why nothing is listed" \
+    wait_for "^  provider unreachable: cannot reach the Docker engine at unix://.*no-such.sock"
+expect_no_match "instead of loading forever" "loading \.\.\." "$SCREEN"
+expect_match "the header line says so too" "provider unreachable: cannot reach" "$(line 2)"
 T0=$(now_ms)
 keys q
 check "q quits at once, the hung call still in flight" wait_for "^EXIT=0$" 10
