@@ -142,16 +142,24 @@ void tui_detail_draw(tui_app *app, int top, int height)
         }
         graph(app, r, top + gh, gx, gw, gh, "memory (working set)", SM_METRIC_MEM,
               s && s->mem_limit > 0 ? (double)s->mem_limit : 0, TH_GRAPH_MEM, buf);
+        /* IO and network: both directions, two graphs side by side, each scaled on its own */
+        int lw = gw / 2, rw = gw - lw;
         sm_format_bytes(r->rates.io_read_bps > 0 ? r->rates.io_read_bps : 0, a, sizeof a);
+        snprintf(buf, sizeof buf, "%s/s", a);
+        graph(app, r, top + 2 * gh, gx, lw, gh, "block IO read", SM_METRIC_IO_READ, 0, TH_GRAPH_IO,
+              buf);
         sm_format_bytes(r->rates.io_write_bps > 0 ? r->rates.io_write_bps : 0, b, sizeof b);
-        snprintf(buf, sizeof buf, "r %s/s w %s/s", a, b);
-        graph(app, r, top + 2 * gh, gx, gw, gh, "block IO (write)", SM_METRIC_IO_WRITE, 0,
+        snprintf(buf, sizeof buf, "%s/s", b);
+        graph(app, r, top + 2 * gh, gx + lw, rw, gh, "block IO write", SM_METRIC_IO_WRITE, 0,
               TH_GRAPH_IO, buf);
         sm_format_bytes(r->rates.net_rx_bps > 0 ? r->rates.net_rx_bps : 0, a, sizeof a);
-        sm_format_bytes(r->rates.net_tx_bps > 0 ? r->rates.net_tx_bps : 0, b, sizeof b);
-        snprintf(buf, sizeof buf, "rx %s/s tx %s/s", a, b);
-        graph(app, r, top + 3 * gh, gx, gw, gh, "network (rx)", SM_METRIC_NET_RX, 0, TH_GRAPH_NET,
+        snprintf(buf, sizeof buf, "%s/s", a);
+        graph(app, r, top + 3 * gh, gx, lw, gh, "network rx", SM_METRIC_NET_RX, 0, TH_GRAPH_NET,
               buf);
+        sm_format_bytes(r->rates.net_tx_bps > 0 ? r->rates.net_tx_bps : 0, b, sizeof b);
+        snprintf(buf, sizeof buf, "%s/s", b);
+        graph(app, r, top + 3 * gh, gx + lw, rw, gh, "network tx", SM_METRIC_NET_TX, 0,
+              TH_GRAPH_NET, buf);
     }
 
     /* the last events and commands, newest first, under the facts */
