@@ -123,14 +123,8 @@ void tui_model_update(tui_model *m, sm_sandbox_info *infos, size_t n, const sm_s
         tui_sbx *st = tui_model_state(m, infos[i].id);
         if (!ok || !ok[i])
             continue;
-        const sm_sample *prev = sm_history_at(&st->history, 0);
-        sm_sample none;
-        sm_sample_init(&none); /* the first sample: counters already above 0 count too */
-        none.oom_kills = none.pids_events = 0;
-        sm_failure f;
-        if (sm_failure_from_counters(prev ? prev : &none, &samples[i], infos[i].id, provider, &f))
-            note_failure(st, &f, samples[i].wall);
-        sm_history_push(&st->history, &samples[i]);
+        sm_failure_observe_sample(&st->history, &samples[i], &infos[i], provider, &st->last_failure,
+                                  &st->last_failure_at);
     }
     sm_strtab_retain(&m->state, ids, n);
     free(ids);
