@@ -135,6 +135,17 @@ void tui_model_update(tui_model *m, sm_sandbox_info *infos, size_t n, const sm_s
     tui_model_rebuild(m);
 }
 
+/* Inserts ev into a newest-first list before the first event not newer than it: at the head
+ * for what just happened, further down for a journal read late (a sandbox's first poll). */
+static void insert_newest_first(cJSON *list, cJSON *ev)
+{
+    double t = event_time(ev);
+    int idx = 0;
+    for (const cJSON *it = list->child; it && event_time(it) > t; it = it->next)
+        idx++;
+    cJSON_InsertItemInArray(list, idx, ev);
+}
+
 void tui_model_add_events(tui_model *m, cJSON *events)
 {
     if (!events)
@@ -146,9 +157,9 @@ void tui_model_add_events(tui_model *m, cJSON *events)
             tui_sbx *st = id ? sm_strtab_get(&m->state, id) : NULL;
             if (st)
                 fold_event(st, ev);
-            cJSON_InsertItemInArray(m->events, 0, cJSON_Duplicate(ev, 1));
+            insert_newest_first(m->events, cJSON_Duplicate(ev, 1));
         }
-        cJSON_InsertItemInArray(m->journal, 0, ev);
+        insert_newest_first(m->journal, ev);
     }
     cJSON_Delete(events);
     while (cJSON_GetArraySize(m->events) > TUI_MAX_EVENTS)
