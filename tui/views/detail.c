@@ -2,6 +2,7 @@
  * fallback), the spec (image, resources, env names without values, labels, ports), lifecycle
  * timers, why it failed with the evidence, and its last events and commands. */
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/journal.h"
@@ -28,15 +29,12 @@ static void graph(tui_app *app, const tui_row *r, int y, int x, int w, int h, co
         if (max <= 0)
             max = 1;
     }
-    int gw = w - 2, gh = h - 2;
-    static wchar_t buf[64 * 512];
-    if (gw > 500)
-        gw = 500;
-    if (gh > 60)
-        gh = 60;
+    int gw = w - 2, gh = h - 2; /* the whole inside of the box, however wide the terminal */
+    wchar_t *buf = xmalloc((size_t)gh * (size_t)(gw + 1) * sizeof *buf);
     tui_graph(v, n, max, gw, gh, buf);
     for (int k = 0; k < gh; k++)
         tui_put_wide(y + 1 + k, x + 1, gw, buf + (size_t)k * (size_t)(gw + 1), tui_attr(role));
+    free(buf);
 }
 
 static int kv(int y, int x, int w, const char *k, const char *v, attr_t va)
