@@ -26,8 +26,15 @@ CFG=$SANDMAN_STATE_DIR/ctx.yaml
 ID=$("$SANDMAN" -c "$CFG" -p dk create -i "$DOCKER_TEST_IMAGE" -m 64)
 ID2=$("$SANDMAN" -c "$CFG" -p dk create -i "$DOCKER_TEST_IMAGE")
 check "two sandboxes on the engine" test -n "$ID" -a -n "$ID2"
-# dimmed: the theme's dim colour (bright black, SGR 90) where the row of ID2 (not selected) starts
-dimmed() { screen_sgr | grep "${ID2:0:12}" | sed "s/${ID2:0:12}.*//" | grep -q '\[90m'; }
+# dimmed: the theme's dim colour (bright black, SGR 90) where the unselected row starts (the
+# engine dates creation to the second, so which of the two is first, and selected, varies)
+dimmed() {
+    local id
+    for id in "${ID:0:12}" "${ID2:0:12}"; do
+        screen_sgr | grep "$id" | sed "s/$id.*//" | grep -q '\[90m' && return 0
+    done
+    return 1
+}
 
 dash_start -x 160 -y 30 -c "$CFG" -p dk
 check "the dashboard lists them" wait_for "^  ${ID2:0:12} "
