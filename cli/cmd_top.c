@@ -100,8 +100,11 @@ static void print_tick(sm_cli *cli, sm_sandbox_info *list, size_t n, sm_strtab *
     char ts[40];
     sm_format_time(now, ts, sizeof ts);
     if (!cli->json)
-        fprintf(cli->out, "%s  %zu sandboxes\n%-12s  %-8s  %6s  %-17s  %5s  %-19s  %s\n", ts, n,
-                "ID", "STATUS", "CPU%", "MEM/LIMIT", "PIDS", "IO R/W per s", "FAILURE");
+        fprintf(cli->out,
+                "%s  %zu sandboxes\n%-12s  %-8s  %-8s  %-16s  %6s  %6s  %6s  %-17s  %-11s  %-19s  "
+                "%s\n",
+                ts, n, "ID", "PROVIDER", "STATUS", "IMAGE", "AGE", "TTL", "CPU%", "MEM/LIMIT",
+                "PIDS/LIMIT", "IO R/W per s", "FAILURE");
     for (size_t i = 0; i < n; i++) {
         top_state *s = state_of(states, list[i].id);
         const sm_sample *cur = sm_history_at(&s->history, 0);
@@ -111,17 +114,27 @@ static void print_tick(sm_cli *cli, sm_sandbox_info *list, size_t n, sm_strtab *
         bool warning = false;
         bool has = sm_diagnose(&list[i], &s->last, &r, &why, &warning);
         char label[160] = "-";
+        bool live = list[i].status == SM_STATUS_RUNNING || list[i].status == SM_STATUS_STARTING;
+        double ttl_left = sm_sandbox_info_ttl_left(&list[i], now);
         if (has)
             sm_failure_label(&why, label, sizeof label);
         if (cli->json) {
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "ts", ts);
             cJSON_AddStringToObject(o, "id", list[i].id);
+            cJSON_AddStringToObject(o, "provider", list[i].provider);
             cJSON_AddStringToObject(o, "status", sm_status_name(list[i].status));
+            if (list[i].image)
+                cJSON_AddStringToObject(o, "image", list[i].image);
+            else
+                cJSON_AddNullToObject(o, "image");
+            num(o, "age_s", list[i].created_at > 0 ? now - list[i].created_at : -1);
+            num(o, "ttl_left_s", ttl_left);
             num(o, "cpu_percent", r.cpu_pct);
             num(o, "memory_working_set", cur ? (double)cur->mem_working_set : -1);
             num(o, "memory_limit", cur ? (double)cur->mem_limit : -1);
             num(o, "pids", cur ? (double)cur->pids : -1);
+            num(o, "pids_limit", cur && cur->pids_limit > 0 ? (double)cur->pids_limit : -1);
             num(o, "io_read_bps", r.io_read_bps);
             num(o, "io_write_bps", r.io_write_bps);
             num(o, "net_rx_bps", r.net_rx_bps);
@@ -137,7 +150,7 @@ static void print_tick(sm_cli *cli, sm_sandbox_info *list, size_t n, sm_strtab *
             cli_print_json_line(cli, o);
             continue;
         }
-        char cpu[16] = "-", mem[48] = "-", pids[16] = "-", io[48] = "-", a[24], b[24];
+        char cpu[16] = "-", mem[48] = "-", pids[48] = "-", io[48] = "-", a[24], b[24];
         if (r.cpu_pct >= 0)
             snprintf(cpu, sizeof cpu, "%.1f", r.cpu_pct);
         if (cur && cur->mem_working_set >= 0) {
@@ -145,15 +158,26 @@ static void print_tick(sm_cli *cli, sm_sandbox_info *list, size_t n, sm_strtab *
             sm_format_bytes((double)cur->mem_limit, b, sizeof b);
             snprintf(mem, sizeof mem, "%s/%s", a, cur->mem_limit > 0 ? b : "-");
         }
-        if (cur && cur->pids >= 0)
-            snprintf(pids, sizeof pids, "%lld", cur->pids);
+        if (cur && cur->pids >= 0 && cur->pids_limit > 0)
+            snprintf(pids, sizeof pids, "%lld/%lld", cur->pids, cur->pids_limit);
+        else if (cur && cur->pids >= 0)
+            snprintf(pids, sizeof pids, "%lld/-", cur->pids);
+        char age[24] = "-", ttl[24] = "-";
+        if (list[i].created_at > 0)
+            sm_format_duration(now - list[i].created_at, age, sizeof age);
+        if (ttl_left >= 0 && !live)
+            snprintf(ttl, sizeof ttl, "ended");
+        else if (ttl_left >= 0)
+            sm_format_duration(ttl_left, ttl, sizeof ttl);
         if (r.io_read_bps >= 0) {
             sm_format_bytes(r.io_read_bps, a, sizeof a);
             sm_format_bytes(r.io_write_bps, b, sizeof b);
             snprintf(io, sizeof io, "%s/%s", a, b);
         }
-        fprintf(cli->out, "%-12.12s  %-8s  %6s  %-17s  %5s  %-19s  %s\n", list[i].id,
-                sm_status_name(list[i].status), cpu, mem, pids, io, label);
+        fprintf(cli->out,
+                "%-12.12s  %-8.8s  %-8s  %-16.16s  %6s  %6s  %6s  %-17s  %-11s  %-19s  %s\n",
+                list[i].id, list[i].provider, sm_status_name(list[i].status),
+                list[i].image ? list[i].image : "-", age, ttl, cpu, mem, pids, io, label);
     }
     if (!cli->json)
         fprintf(cli->out, "\n");
@@ -208,11 +232,8 @@ static int cmd_top(sm_cli *cli, int argc, char **argv)
             top_state *s = state_of(&states, list[i].id);
             if (!ok[i])
                 continue;
-            const sm_sample *prev = sm_history_at(&s->history, 0);
-            sm_failure cf;
-            if (prev && sm_failure_from_counters(prev, &samples[i], list[i].id, p->ops->name, &cf))
-                sm_failure_note(&s->last, &s->last_at, &cf, samples[i].wall);
-            sm_history_push(&s->history, &samples[i]);
+            sm_failure_observe_sample(&s->history, &samples[i], &list[i], p->ops->name, &s->last,
+                                      &s->last_at);
         }
         sm_strtab_retain(&states, ids, n);
         fold_events(&states, sm_journal_follower_poll(follower));

@@ -30,6 +30,24 @@ bool sm_failure_from_counters(const sm_sample *prev, const sm_sample *cur, const
     return false;
 }
 
+void sm_failure_observe_sample(sm_history *h, const sm_sample *cur, const sm_sandbox_info *info,
+                               const char *provider, sm_failure *latest, double *latest_at)
+{
+    const sm_sample *prev = sm_history_at(h, 0);
+    sm_sample none;
+    double at = cur->wall;
+    if (!prev) {
+        sm_sample_init(&none);
+        none.oom_kills = none.pids_events = 0;
+        prev = &none;
+        at = info->created_at > 0 ? info->created_at : 0;
+    }
+    sm_failure f;
+    if (sm_failure_from_counters(prev, cur, info->id, provider, &f))
+        sm_failure_note(latest, latest_at, &f, at);
+    sm_history_push(h, cur);
+}
+
 void sm_failure_note(sm_failure *latest, double *latest_at, const sm_failure *f, double at)
 {
     bool weak = f->kind == SM_FAIL_EXIT_NONZERO;

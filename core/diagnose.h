@@ -20,6 +20,14 @@ bool sm_failure_from_counters(const sm_sample *prev, const sm_sample *cur, const
  * timeout, signal) seen in the last minute, the more useful answer to "why did it fail". */
 void sm_failure_note(sm_failure *latest, double *latest_at, const sm_failure *f, double at);
 
+/* A new sample of a sandbox: a counter jump since the previous sample in history is noted as
+ * its latest failure (see sm_failure_note), then the sample joins the history. The first
+ * sample counts counters already above zero too (kills that happened while nobody watched),
+ * dated at the sandbox's creation so that a command's own report of the same kill, with more
+ * evidence, wins. Shared by the dashboard and `sandman top`. */
+void sm_failure_observe_sample(sm_history *h, const sm_sample *cur, const sm_sandbox_info *info,
+                               const char *provider, sm_failure *latest, double *latest_at);
+
 /* The one failure to show for a sandbox:
  *  - an ended sandbox: why it ended (TTL expired, OOM killed, supervisor lost, exit N, ...);
  *  - otherwise the most recent failure seen (last is the latest failure event of its commands

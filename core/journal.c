@@ -249,6 +249,38 @@ static void poll_one(const char *path, void *ud)
     c->seen[c->nseen++] = xstrdup(path);
 }
 
+typedef struct timed_event {
+    double t;
+    size_t seq; /* keeps the order of equal times (a file's own order) */
+    cJSON *ev;
+} timed_event;
+
+static int cmp_timed(const void *pa, const void *pb)
+{
+    const timed_event *a = pa, *b = pb;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Files are read one after the other: put the events of every sandbox in time order. */
+static void sort_by_time(cJSON *arr)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr), k = 0;
+    if (n < 2)
+        return;
+    timed_event *v = xcalloc(n, sizeof *v);
+    cJSON *ev;
+    while ((ev = cJSON_DetachItemFromArray(arr, 0)) != NULL && k < n) {
+        v[k] = (timed_event){sm_parse_time(sm_json_str(ev, "ts")), k, ev};
+        k++;
+    }
+    qsort(v, k, sizeof *v, cmp_timed);
+    for (size_t i = 0; i < k; i++)
+        cJSON_AddItemToArray(arr, v[i].ev);
+    free(v);
+}
+
 cJSON *sm_journal_follower_poll(sm_journal_follower *jf)
 {
     poll_ctx c = {.jf = jf, .out = cJSON_CreateArray()};
@@ -264,6 +296,7 @@ cJSON *sm_journal_follower_poll(sm_journal_follower *jf)
         cJSON_Delete(out);
         return NULL;
     }
+    sort_by_time(out);
     return out;
 }
 

@@ -31,7 +31,8 @@ int sm_journal_remove(const char *provider, const char *sandbox_id);
 typedef struct sm_journal_follower sm_journal_follower;
 sm_journal_follower *sm_journal_follower_new(size_t backlog);
 void sm_journal_follower_free(sm_journal_follower *f);
-/* A cJSON array of new events (caller deletes); NULL when there are none. */
+/* A cJSON array of new events, oldest first across every journal (by ts; a file's own order
+ * for equal times); caller deletes. NULL when there are none. */
 cJSON *sm_journal_follower_poll(sm_journal_follower *f);
 
 /* One line describing an event for humans: "exit 3 in 12ms: make test",

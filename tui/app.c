@@ -27,20 +27,19 @@
 #define KEY_PASTE_START (KEY_MAX + 1)
 #define KEY_PASTE_END   (KEY_MAX + 2)
 #define SLOW_REFRESH_S  0.3
+#define QUIT_GRACE_MS   1000 /* commands in flight at quit get this long to finish */
 
-/* ---- refresh: list + sample + journal on the work queue ------------------------------ */
+/* ---- refresh: list + sample on the work queue; the journal as a job of its own ---------- */
 
 typedef struct refresh_job {
     uv_work_t req;
     tui_app *app;
     sm_provider *p;
     sm_sampler *sampler;
-    sm_journal_follower *follower;
     sm_sandbox_info *list;
     size_t n;
     sm_sample *samples;
     bool *ok;
-    cJSON *events;
     sm_error err;
     int rc;
 } refresh_job;
@@ -61,7 +60,6 @@ static void refresh_work(uv_work_t *req)
         j->ok = xcalloc(j->n ? j->n : 1, sizeof *j->ok);
         sm_sampler_collect(j->sampler, j->list, j->n, j->samples, j->ok);
     }
-    j->events = sm_journal_follower_poll(j->follower);
 }
 
 static void start_refresh(tui_app *app);
@@ -70,42 +68,96 @@ static void refresh_done(uv_work_t *req, int status)
 {
     refresh_job *j = req->data;
     tui_app *app = j->app;
-    app->refreshing = false;
-    if (j->p != app->provider) { /* the context changed meanwhile: its rows are not this one's */
+    app->reads--;
+    if (j->p != app->provider) { /* begun under a previous context: its rows are not ours */
         if (j->rc == SM_OK)
             sm_sandbox_info_list_free(j->list, j->n);
-    } else if (j->rc == SM_OK) {
-        tui_model_update(&app->model, j->list, j->n, j->samples, j->ok, j->p->ops->name);
-        app->model.error[0] = '\0';
     } else {
-        char label[64];
-        sm_failure_label(&j->err.failure, label, sizeof label);
-        snprintf(app->model.error, sizeof app->model.error, "%s", j->err.msg);
+        app->refreshing = false;
+        if (j->rc == SM_OK) {
+            tui_model_update(&app->model, j->list, j->n, j->samples, j->ok, j->p->ops->name);
+            app->model.error[0] = app->model.error_label[0] = '\0';
+        } else { /* the rows of the last good refresh stay, marked stale (list.c) */
+            tui_model *m = &app->model;
+            m->error_label[0] = '\0';
+            if (j->err.failure.kind != SM_FAIL_NONE)
+                sm_failure_label(&j->err.failure, m->error_label, sizeof m->error_label);
+            snprintf(m->error, sizeof m->error, "%s%s%s", m->error_label,
+                     m->error_label[0] ? ": " : "", j->err.msg);
+        }
+        if (app->model.filter[0] || app->view == VIEW_LIST)
+            tui_model_rebuild(&app->model);
+        app->model.refreshed_at = sm_now_wall();
+        if (app->refresh_again) {
+            app->refresh_again = false;
+            start_refresh(app);
+        }
     }
-    tui_model_add_events(&app->model, j->events);
-    if (app->model.filter[0] || app->view == VIEW_LIST)
-        tui_model_rebuild(&app->model);
-    app->model.refreshed_at = sm_now_wall();
     free(j->samples);
     free(j->ok);
     free(j);
-    if (app->old_provider && !app->refreshing) {
-        sm_sampler_free(app->old_sampler);
-        sm_provider_free(app->old_provider);
-        app->old_provider = NULL;
-        app->old_sampler = NULL;
-    }
-    if (app->refresh_again) {
-        app->refresh_again = false;
-        start_refresh(app);
-    }
     tui_app_dirty(app);
 }
 
+typedef struct journal_job {
+    uv_work_t req;
+    tui_app *app;
+    sm_journal_follower *follower;
+    cJSON *events;
+} journal_job;
+
+static void journal_work(uv_work_t *req)
+{
+    journal_job *j = req->data;
+    j->events = sm_journal_follower_poll(j->follower);
+}
+
+static void start_journal(tui_app *app);
+
+static void journal_done(uv_work_t *req, int status)
+{
+    journal_job *j = req->data;
+    tui_app *app = j->app;
+    app->reads--;
+    app->journal_reading = false;
+    if (j->events) {
+        tui_model_add_events(&app->model, j->events);
+        if (app->model.filter[0] || app->view == VIEW_LIST)
+            tui_model_rebuild(&app->model);
+        tui_app_dirty(app);
+    }
+    free(j);
+    if (app->journal_again) {
+        app->journal_again = false;
+        start_journal(app);
+    }
+}
+
+/* The journal is local files: reading it never waits on a provider, so the events view
+ * stays live while a provider is slow or hung. */
+static void start_journal(tui_app *app)
+{
+    if (app->journal_reading) {
+        app->journal_again = true;
+        return;
+    }
+    if (app->quit)
+        return;
+    journal_job *j = xcalloc(1, sizeof *j);
+    j->app = app;
+    j->follower = app->follower;
+    j->req.data = j;
+    app->journal_reading = true;
+    app->reads++;
+    uv_queue_work(app->loop, &j->req, journal_work, journal_done);
+}
+
 /* A refresh asked for while one runs follows it, so what a key shows is never older than the
- * key press (the one running may have read the journal before the change). */
+ * key press (the one running may have read the journal before the change). The journal is
+ * read at the same time, by its own job. */
 static void start_refresh(tui_app *app)
 {
+    start_journal(app);
     if (app->refreshing) {
         app->refresh_again = true;
         return;
@@ -116,9 +168,9 @@ static void start_refresh(tui_app *app)
     j->app = app;
     j->p = app->provider;
     j->sampler = app->sampler;
-    j->follower = app->follower;
     j->req.data = j;
     app->refreshing = true;
+    app->reads++;
     app->refresh_started = sm_now_mono();
     uv_queue_work(app->loop, &j->req, refresh_work, refresh_done);
 }
@@ -261,6 +313,22 @@ static int split_words(const char *line, char ***out)
     return n;
 }
 
+/* Verbs that want the terminal or never end: on a worker thread they would fight the
+ * dashboard for the screen (shell) or run forever with their own signal handling (top). What
+ * the dashboard offers instead, or NULL for a verb the palette runs. */
+static const char *interactive_verb(const char *verb)
+{
+    static const char *refused[][2] = {
+        {"shell", "shell: press t for a terminal into the sandbox (T for a new session)"},
+        {"top", "top: the dashboard is top (e shows the events)"},
+        {"tui", "tui: the dashboard is already open"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (!strcmp(verb, refused[i][0]))
+            return refused[i][1];
+    return NULL;
+}
+
 void tui_app_palette(tui_app *app, const char *line)
 {
     char **argv;
@@ -280,8 +348,8 @@ void tui_app_palette(tui_app *app, const char *line)
             tui_app_switch_context(app, argv[1]);
     } else if (!strcmp(argv[0], "help")) {
         app->overlay = OV_HELP;
-    } else if (!strcmp(argv[0], "tui")) {
-        tui_app_status(app, true, "the dashboard is already open");
+    } else if (interactive_verb(argv[0])) {
+        tui_app_status(app, true, "%s", interactive_verb(argv[0]));
     } else if (!cli_find_command(argv[0])) {
         tui_app_status(app, true, "unknown command '%s' (try :help)", argv[0]);
     } else {
@@ -317,25 +385,20 @@ void tui_app_switch_context(tui_app *app, const char *name)
     free(errbuf);
     probe.provider = NULL; /* keep it: the dashboard owns it now */
     cli_free(&probe);
-    if (app->old_provider) {           /* a switch while the refresh of an older one still runs: */
-        sm_sampler_free(app->sampler); /* the middle one has no job, drop it */
-        sm_provider_free(app->provider);
-    } else {
-        app->old_provider = app->provider;
-        app->old_sampler = app->sampler;
-    }
-    if (!app->refreshing) {
-        sm_sampler_free(app->old_sampler);
-        sm_provider_free(app->old_provider);
-        app->old_provider = NULL;
-        app->old_sampler = NULL;
-    }
+    /* The old provider may still be in a refresh (a hung engine holds one until it times
+     * out): that result is dropped when it ends, and the new context's refresh starts now. */
+    app->retired = xrealloc(app->retired, (app->nretired + 1) * sizeof *app->retired);
+    app->retired_samplers =
+        xrealloc(app->retired_samplers, (app->nretired + 1) * sizeof *app->retired_samplers);
+    app->retired[app->nretired] = app->provider;
+    app->retired_samplers[app->nretired++] = app->sampler;
+    app->refreshing = false;
+    app->refresh_again = false;
     app->provider = p;
     app->sampler = sm_sampler_new(p);
     free(app->context);
     app->context = xstrdup(name);
-    tui_model_free(&app->model);
-    tui_model_init(&app->model);
+    tui_model_set_provider(&app->model, p->ops->name);
     tui_app_status(app, false, "context %s (%s)", name, p->ops->name);
     start_refresh(app);
 }
@@ -797,6 +860,34 @@ static void on_signal(uv_signal_t *s, int signum)
 
 /* ---- start and stop ------------------------------------------------------------------------ */
 
+static void on_grace(uv_timer_t *t)
+{
+    *(bool *)t->data = true;
+}
+
+/* Quitting never waits on a provider. The terminal is already restored; commands the user
+ * started (a delete, a create) get a short grace to finish, then the process ends without
+ * joining the workers still blocked in a provider call: nothing they use is freed under them,
+ * since nothing is freed at all (exit hands everything back at once). Refreshes are only
+ * reads, so they are never waited for. */
+static void quit_in_flight(tui_app *app, int status)
+{
+    static bool over;
+    static uv_timer_t grace; /* closed by the loop after this returns */
+    uv_timer_init(app->loop, &grace);
+    grace.data = &over;
+    uv_timer_start(&grace, on_grace, QUIT_GRACE_MS, 0);
+    while (app->jobs > 0 && !over)
+        uv_run(app->loop, UV_RUN_ONCE);
+    uv_timer_stop(&grace);
+    uv_close((uv_handle_t *)&grace, NULL);
+    if (app->reads == 0 && app->jobs == 0)
+        return;
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
+}
+
 static int setup_terminal(tui_app *app, sm_error *err)
 {
     setlocale(LC_ALL, "");
@@ -856,6 +947,10 @@ int tui_run(sm_cli *cli)
     app.sampler = sm_sampler_new(p);
     app.follower = sm_journal_follower_new(256 * 1024);
     tui_model_init(&app.model);
+    tui_model_set_provider(&app.model, p->ops->name);
+    /* a hung provider holds a worker thread until its call times out; with a context switch
+     * or two, libuv's default four could all be held */
+    setenv("UV_THREADPOOL_SIZE", "16", 0);
 
     sm_error err;
     sm_error_clear(&err);
@@ -904,8 +999,7 @@ int tui_run(sm_cli *cli)
     uv_close((uv_handle_t *)&app.winch, NULL);
     uv_close((uv_handle_t *)&app.term, NULL);
     app.quit = true;
-    while (app.refreshing || app.jobs > 0)
-        uv_run(app.loop, UV_RUN_ONCE);
+    quit_in_flight(&app, status);
     uv_run(app.loop, UV_RUN_DEFAULT);
     uv_loop_close(app.loop);
     tui_theme_free(&app.theme);
@@ -916,9 +1010,13 @@ out:
     tui_model_free(&app.model);
     sm_journal_follower_free(app.follower);
     sm_sampler_free(app.sampler);
-    sm_sampler_free(app.old_sampler);
     sm_provider_free(app.provider);
-    sm_provider_free(app.old_provider);
+    for (size_t i = 0; i < app.nretired; i++) {
+        sm_sampler_free(app.retired_samplers[i]);
+        sm_provider_free(app.retired[i]);
+    }
+    free(app.retired);
+    free(app.retired_samplers);
     free(app.context);
     return status;
 }

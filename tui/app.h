@@ -44,19 +44,25 @@ typedef struct tui_app {
     sm_provider *provider; /* used by refresh jobs only */
     sm_sampler *sampler;
     sm_journal_follower *follower;
-    sm_provider *old_provider; /* retired by :ctx, freed once no job uses it */
-    sm_sampler *old_sampler;
+    /* providers retired by :ctx: a refresh, a terminal being opened or a terminal may still
+     * use one, so they live until the dashboard ends */
+    sm_provider **retired;
+    sm_sampler **retired_samplers;
+    size_t nretired;
     tui_model model;
     tui_theme theme;
     tui_color_tier tier;
     tui_view view;
     tui_overlay overlay;
-    double interval; /* seconds between refreshes */
-    int jobs;        /* action jobs in flight */
-    bool refreshing;
-    bool refresh_again; /* a refresh was asked for while one ran */
-    mmask_t mousemask;  /* what the outer terminal reports (0 until set) */
-    double click_at;    /* the last press on the dashboard side, for double clicks */
+    double interval;      /* seconds between refreshes */
+    int jobs;             /* action jobs in flight */
+    int reads;            /* refresh and journal jobs in flight, of any context */
+    bool refreshing;      /* a refresh of the current context runs */
+    bool refresh_again;   /* a refresh was asked for while one ran */
+    bool journal_reading; /* the journal is being read (independently of any provider) */
+    bool journal_again;
+    mmask_t mousemask; /* what the outer terminal reports (0 until set) */
+    double click_at;   /* the last press on the dashboard side, for double clicks */
     int click_y;
     double refresh_started;
     int spinner;

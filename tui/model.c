@@ -23,6 +23,7 @@ void tui_model_init(tui_model *m)
     memset(m, 0, sizeof *m);
     sm_strtab_init(&m->state, free_sbx, NULL);
     m->events = cJSON_CreateArray();
+    m->journal = cJSON_CreateArray();
 }
 
 void tui_model_free(tui_model *m)
@@ -31,7 +32,38 @@ void tui_model_free(tui_model *m)
     sm_strtab_clear(&m->state);
     free(m->rows);
     cJSON_Delete(m->events);
+    cJSON_Delete(m->journal);
     memset(m, 0, sizeof *m);
+}
+
+static double event_time(const cJSON *ev)
+{
+    return sm_parse_time(sm_json_str(ev, "ts"));
+}
+
+static void note_failure(tui_sbx *st, const sm_failure *f, double at)
+{
+    sm_failure_note(&st->last_failure, &st->last_failure_at, f, at);
+}
+
+/* One event of a sandbox into its state: its failure and its recent events. */
+static void fold_event(tui_sbx *st, const cJSON *ev)
+{
+    const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev, "failure");
+    if (fj) {
+        sm_failure f;
+        sm_failure_from_json(fj, &f);
+        note_failure(st, &f, event_time(ev));
+    }
+    cJSON_AddItemToArray(st->recent, cJSON_Duplicate(ev, 1));
+    while (cJSON_GetArraySize(st->recent) > TUI_RECENT_EVENTS)
+        cJSON_Delete(cJSON_DetachItemFromArray(st->recent, 0));
+}
+
+static bool event_shown(const tui_model *m, const cJSON *ev)
+{
+    const char *p = sm_json_str(ev, "provider");
+    return !m->provider[0] || !p || !strcmp(p, m->provider);
 }
 
 tui_sbx *tui_model_state(tui_model *m, const char *id)
@@ -42,13 +74,41 @@ tui_sbx *tui_model_state(tui_model *m, const char *id)
         sm_failure_init(&s->last_failure);
         s->recent = cJSON_CreateArray();
         sm_strtab_put(&m->state, id, s);
+        /* events that came before the sandbox did: fold them in, oldest first */
+        const cJSON *last = m->events ? m->events->child : NULL;
+        while (last && last->next)
+            last = last->next;
+        for (const cJSON *ev = last; ev; ev = ev == m->events->child ? NULL : ev->prev) {
+            const char *sid = sm_json_str(ev, "sandbox_id");
+            if (sid && !strcmp(sid, id))
+                fold_event(s, ev);
+        }
     }
     return s;
 }
 
-static void note_failure(tui_sbx *st, const sm_failure *f, double at)
+void tui_model_set_provider(tui_model *m, const char *provider)
 {
-    sm_failure_note(&st->last_failure, &st->last_failure_at, f, at);
+    sm_sandbox_info_list_free(m->infos, m->ninfos);
+    m->infos = NULL;
+    m->ninfos = 0;
+    sm_strtab_clear(&m->state);
+    free(m->rows);
+    m->rows = NULL;
+    m->nrows = m->selected = m->scroll = 0;
+    m->selected_id[0] = '\0';
+    memset(m->counts, 0, sizeof m->counts);
+    m->error[0] = m->error_label[0] = '\0';
+    m->loaded = false;
+    snprintf(m->provider, sizeof m->provider, "%s", provider ? provider : "");
+    cJSON_Delete(m->events);
+    m->events = cJSON_CreateArray();
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, m->journal)
+    {
+        if (event_shown(m, ev))
+            cJSON_AddItemToArray(m->events, cJSON_Duplicate(ev, 1));
+    }
 }
 
 void tui_model_update(tui_model *m, sm_sandbox_info *infos, size_t n, const sm_sample *samples,
@@ -63,14 +123,8 @@ void tui_model_update(tui_model *m, sm_sandbox_info *infos, size_t n, const sm_s
         tui_sbx *st = tui_model_state(m, infos[i].id);
         if (!ok || !ok[i])
             continue;
-        const sm_sample *prev = sm_history_at(&st->history, 0);
-        sm_sample none;
-        sm_sample_init(&none); /* the first sample: counters already above 0 count too */
-        none.oom_kills = none.pids_events = 0;
-        sm_failure f;
-        if (sm_failure_from_counters(prev ? prev : &none, &samples[i], infos[i].id, provider, &f))
-            note_failure(st, &f, samples[i].wall);
-        sm_history_push(&st->history, &samples[i]);
+        sm_failure_observe_sample(&st->history, &samples[i], &infos[i], provider, &st->last_failure,
+                                  &st->last_failure_at);
     }
     sm_strtab_retain(&m->state, ids, n);
     free(ids);
@@ -81,9 +135,15 @@ void tui_model_update(tui_model *m, sm_sandbox_info *infos, size_t n, const sm_s
     tui_model_rebuild(m);
 }
 
-static double event_time(const cJSON *ev)
+/* Inserts ev into a newest-first list before the first event not newer than it: at the head
+ * for what just happened, further down for a journal read late (a sandbox's first poll). */
+static void insert_newest_first(cJSON *list, cJSON *ev)
 {
-    return sm_parse_time(sm_json_str(ev, "ts"));
+    double t = event_time(ev);
+    int idx = 0;
+    for (const cJSON *it = list->child; it && event_time(it) > t; it = it->next)
+        idx++;
+    cJSON_InsertItemInArray(list, idx, ev);
 }
 
 void tui_model_add_events(tui_model *m, cJSON *events)
@@ -92,24 +152,20 @@ void tui_model_add_events(tui_model *m, cJSON *events)
         return;
     cJSON *ev;
     while ((ev = cJSON_DetachItemFromArray(events, 0)) != NULL) {
-        const char *id = sm_json_str(ev, "sandbox_id");
-        tui_sbx *st = id ? sm_strtab_get(&m->state, id) : NULL;
-        const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev, "failure");
-        if (st && fj) {
-            sm_failure f;
-            sm_failure_from_json(fj, &f);
-            note_failure(st, &f, event_time(ev));
+        if (event_shown(m, ev)) {
+            const char *id = sm_json_str(ev, "sandbox_id");
+            tui_sbx *st = id ? sm_strtab_get(&m->state, id) : NULL;
+            if (st)
+                fold_event(st, ev);
+            insert_newest_first(m->events, cJSON_Duplicate(ev, 1));
         }
-        if (st) {
-            cJSON_AddItemToArray(st->recent, cJSON_Duplicate(ev, 1));
-            while (cJSON_GetArraySize(st->recent) > TUI_RECENT_EVENTS)
-                cJSON_Delete(cJSON_DetachItemFromArray(st->recent, 0));
-        }
-        cJSON_InsertItemInArray(m->events, 0, ev);
+        insert_newest_first(m->journal, ev);
     }
     cJSON_Delete(events);
     while (cJSON_GetArraySize(m->events) > TUI_MAX_EVENTS)
         cJSON_Delete(cJSON_DetachItemFromArray(m->events, TUI_MAX_EVENTS));
+    while (cJSON_GetArraySize(m->journal) > TUI_MAX_EVENTS)
+        cJSON_Delete(cJSON_DetachItemFromArray(m->journal, TUI_MAX_EVENTS));
 }
 
 static bool contains(const char *hay, const char *needle)

@@ -54,7 +54,10 @@ typedef struct tui_model {
     sm_strtab state; /* id -> tui_sbx */
     tui_row *rows;   /* filtered and sorted view of infos */
     size_t nrows;
-    cJSON *events; /* every event seen, newest first, at most TUI_MAX_EVENTS */
+    cJSON *events;     /* the events of this provider's sandboxes, newest first (the view) */
+    cJSON *journal;    /* every event seen, of any provider, newest first; survives a context
+                          switch so the new context's events are there at once */
+    char provider[32]; /* events of this provider only ("" = every provider) */
     char filter[128];
     tui_sort sort;
     bool sort_reverse;
@@ -62,7 +65,8 @@ typedef struct tui_model {
     size_t selected;      /* row index */
     size_t scroll;        /* first visible row */
     int counts[SM_STATUS_UNKNOWN + 1];
-    char error[256]; /* the last refresh's error (provider unreachable, ...) */
+    char error[256];      /* the last refresh's error: "provider unreachable: <message>" */
+    char error_label[64]; /* its failure kind ("provider unreachable"), may be empty */
     double refreshed_at;
     bool loaded;
 } tui_model;
@@ -73,7 +77,13 @@ void tui_model_free(tui_model *m);
  * with ok[i], turns counter jumps into failures, and rebuilds the rows. */
 void tui_model_update(tui_model *m, sm_sandbox_info *infos, size_t n, const sm_sample *samples,
                       const bool *ok, const char *provider);
-/* Folds new journal events (array, consumed) into the per-sandbox and global lists. */
+/* Shows the sandboxes and events of another provider: forgets the sandboxes and their state
+ * (rebuilt by the next update) but keeps the journal, from which the events list and every
+ * sandbox's recent events and failure are derived again. */
+void tui_model_set_provider(tui_model *m, const char *provider);
+/* Folds new journal events (array, consumed) into the per-sandbox and global lists. Events of
+ * a sandbox not (yet) in the model are kept too: its state is derived from them when it
+ * appears. */
 void tui_model_add_events(tui_model *m, cJSON *events);
 /* Recomputes rows after a filter/sort/mark change; keeps the selection on the same sandbox. */
 void tui_model_rebuild(tui_model *m);

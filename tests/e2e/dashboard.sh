@@ -1,6 +1,6 @@
 # The dashboard as a person uses it, on real local sandboxes made by another process (this
 # shell): the live list, filter, sort, mark + delete, the create form, help, the command
-# palette (:ctx, a CLI verb), the events view, a resize to 80x24 and back, and quitting.
+# palette (:ctx, a CLI verb, interactive verbs refused), the events view, a resize to 80x24 and back, and quitting.
 . "$(dirname "$0")/lib_tmux.sh"
 
 A=$("$SANDMAN" create --label team=alpha)
@@ -160,6 +160,28 @@ text 'frobnicate'
 keys Enter
 check "an unknown palette verb is named on the status line" \
     wait_for "^unknown command 'frobnicate' \(try :help\)"
+
+# Verbs that want the terminal or never end are refused, with what to use instead.
+keys :
+text "shell $C"
+keys Enter
+check ":shell is refused: t opens a terminal instead" \
+    wait_for "^shell: press t for a terminal into the sandbox"
+expect_match "the list stays on screen" "^  ID +PROVIDER +STATUS" "$(line 3)"
+keys :
+text 'top --interval 0.5'
+keys Enter
+check ":top is refused: the dashboard is top" wait_for "^top: the dashboard is top"
+keys :
+text 'tui'
+keys Enter
+check ":tui is refused" wait_for "^tui: the dashboard is already open"
+keys :
+text 'status '"$C"
+keys Enter
+check "other verbs still run" wait_for "status $C \(exit 0\)"
+keys Escape
+check "the output closes" wait_gone "status $C \(exit 0\)"
 
 # q quits with status 0 and gives the terminal back.
 expect_eq "while running, the dashboard uses the alternate screen" 1 "$(pane '#{alternate_on}')"

@@ -100,6 +100,46 @@ static void test_backlog_starts_at_a_line(void **state)
     sm_journal_follower_free(fol);
 }
 
+/* Writes a journal line with a given time, as another process would have. */
+static void line_at(const char *id, const char *ts, const char *cmd)
+{
+    char *path = sm_journal_path("local", id);
+    char *dirp = xasprintf("%s/journal/local", dir);
+    sm_mkdir_p(dirp, 0700);
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"ts\":\"%s\",\"type\":\"exec\",\"event\":\"exec\",\"sandbox_id\":\"%s\","
+            "\"provider\":\"local\",\"cmd\":\"%s\"}\n",
+            ts, id, cmd);
+    fclose(f);
+    free(path);
+    free(dirp);
+}
+
+static void test_poll_in_time_order_across_sandboxes(void **state)
+{
+    line_at("aaa", "2026-01-01T10:00:01.000Z", "a1");
+    line_at("aaa", "2026-01-01T10:00:03.000Z", "a3");
+    line_at("bbb", "2026-01-01T10:00:02.000Z", "b2");
+    line_at("bbb", "2026-01-01T10:00:04.000Z", "b4");
+    line_at("ccc", "2026-01-01T10:00:03.000Z", "c3");
+    sm_journal_follower *fol = sm_journal_follower_new(1 << 20);
+    cJSON *ev = sm_journal_follower_poll(fol);
+    assert_int_equal(cJSON_GetArraySize(ev), 5);
+    const char *want[] = {"a1", "b2", "a3", "c3", "b4"};
+    /* a3 and c3 have the same time: either order is right, both must be there */
+    for (int i = 0; i < 5; i++) {
+        const char *cmd = sm_json_str(cJSON_GetArrayItem(ev, i), "cmd");
+        if (i == 2 || i == 3)
+            assert_true(!strcmp(cmd, "a3") || !strcmp(cmd, "c3"));
+        else
+            assert_string_equal(cmd, want[i]);
+    }
+    cJSON_Delete(ev);
+    sm_journal_follower_free(fol);
+}
+
 static void test_summaries_and_redaction(void **state)
 {
     sm_redact_register("tok-SECRET-1234");
@@ -134,6 +174,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_append_read_follow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backlog_starts_at_a_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_poll_in_time_order_across_sandboxes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summaries_and_redaction, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
  * fallback), the spec (image, resources, env names without values, labels, ports), lifecycle
  * timers, why it failed with the evidence, and its last events and commands. */
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/journal.h"
@@ -28,15 +29,12 @@ static void graph(tui_app *app, const tui_row *r, int y, int x, int w, int h, co
         if (max <= 0)
             max = 1;
     }
-    int gw = w - 2, gh = h - 2;
-    static wchar_t buf[64 * 512];
-    if (gw > 500)
-        gw = 500;
-    if (gh > 60)
-        gh = 60;
+    int gw = w - 2, gh = h - 2; /* the whole inside of the box, however wide the terminal */
+    wchar_t *buf = xmalloc((size_t)gh * (size_t)(gw + 1) * sizeof *buf);
     tui_graph(v, n, max, gw, gh, buf);
     for (int k = 0; k < gh; k++)
         tui_put_wide(y + 1 + k, x + 1, gw, buf + (size_t)k * (size_t)(gw + 1), tui_attr(role));
+    free(buf);
 }
 
 static int kv(int y, int x, int w, const char *k, const char *v, attr_t va)
@@ -142,16 +140,24 @@ void tui_detail_draw(tui_app *app, int top, int height)
         }
         graph(app, r, top + gh, gx, gw, gh, "memory (working set)", SM_METRIC_MEM,
               s && s->mem_limit > 0 ? (double)s->mem_limit : 0, TH_GRAPH_MEM, buf);
+        /* IO and network: both directions, two graphs side by side, each scaled on its own */
+        int lw = gw / 2, rw = gw - lw;
         sm_format_bytes(r->rates.io_read_bps > 0 ? r->rates.io_read_bps : 0, a, sizeof a);
+        snprintf(buf, sizeof buf, "%s/s", a);
+        graph(app, r, top + 2 * gh, gx, lw, gh, "block IO read", SM_METRIC_IO_READ, 0, TH_GRAPH_IO,
+              buf);
         sm_format_bytes(r->rates.io_write_bps > 0 ? r->rates.io_write_bps : 0, b, sizeof b);
-        snprintf(buf, sizeof buf, "r %s/s w %s/s", a, b);
-        graph(app, r, top + 2 * gh, gx, gw, gh, "block IO (write)", SM_METRIC_IO_WRITE, 0,
+        snprintf(buf, sizeof buf, "%s/s", b);
+        graph(app, r, top + 2 * gh, gx + lw, rw, gh, "block IO write", SM_METRIC_IO_WRITE, 0,
               TH_GRAPH_IO, buf);
         sm_format_bytes(r->rates.net_rx_bps > 0 ? r->rates.net_rx_bps : 0, a, sizeof a);
-        sm_format_bytes(r->rates.net_tx_bps > 0 ? r->rates.net_tx_bps : 0, b, sizeof b);
-        snprintf(buf, sizeof buf, "rx %s/s tx %s/s", a, b);
-        graph(app, r, top + 3 * gh, gx, gw, gh, "network (rx)", SM_METRIC_NET_RX, 0, TH_GRAPH_NET,
+        snprintf(buf, sizeof buf, "%s/s", a);
+        graph(app, r, top + 3 * gh, gx, lw, gh, "network rx", SM_METRIC_NET_RX, 0, TH_GRAPH_NET,
               buf);
+        sm_format_bytes(r->rates.net_tx_bps > 0 ? r->rates.net_tx_bps : 0, b, sizeof b);
+        snprintf(buf, sizeof buf, "%s/s", b);
+        graph(app, r, top + 3 * gh, gx + lw, rw, gh, "network tx", SM_METRIC_NET_TX, 0,
+              TH_GRAPH_NET, buf);
     }
 
     /* the last events and commands, newest first, under the facts */

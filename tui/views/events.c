@@ -2,6 +2,7 @@
  * Failure lines show their kind and evidence ("OOM killed - memory.oom_kill 1, limit 64MiB"). */
 #include <cjson/cJSON.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/journal.h"
 #include "core/json.h"
@@ -49,10 +50,17 @@ void tui_events_draw(tui_app *app, int top, int height)
         const cJSON *ev = cJSON_GetArrayItem(app->model.events, idx[i]);
         const char *ts = sm_json_str(ev, "ts"), *id = sm_json_str(ev, "sandbox_id");
         const char *type = sm_json_str(ev, "type");
-        char line[768], summary[600];
+        char line[768], summary[600], when[16] = "";
         sm_journal_event_summary(ev, summary, sizeof summary);
-        snprintf(line, sizeof line, "%.8s  %-12.12s  %-9.9s  %s",
-                 ts && strlen(ts) > 11 ? ts + 11 : "", id ? id : "", type ? type : "", summary);
+        double t = ts ? sm_parse_time(ts) : 0;
+        if (t > 0) { /* the journal is in UTC; people read their own clock */
+            time_t secs = (time_t)t;
+            struct tm tm;
+            if (localtime_r(&secs, &tm))
+                strftime(when, sizeof when, "%H:%M:%S", &tm);
+        }
+        snprintf(line, sizeof line, "%-8.8s  %-12.12s  %-9.9s  %s", when, id ? id : "",
+                 type ? type : "", summary);
         bool failed = false;
         const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev, "failure");
         if (fj) {

@@ -84,11 +84,13 @@ static tui_role status_role(sm_status s)
     }
 }
 
-static void cell(const tui_row *r, int c, int width, char *buf, size_t len, double now)
+/* stale: the last refresh failed, so the row's numbers are old and are not shown as live */
+static void cell(const tui_row *r, int c, int width, char *buf, size_t len, double now, bool stale)
 {
     const sm_sandbox_info *i = r->info;
     const sm_sample *s = sm_history_at(&r->st->history, 0);
-    bool live = i->status == SM_STATUS_RUNNING || i->status == SM_STATUS_STARTING;
+    bool running = i->status == SM_STATUS_RUNNING || i->status == SM_STATUS_STARTING;
+    bool live = running && !stale;
     char a[24], b[24];
     buf[0] = '\0';
     switch (c) {
@@ -102,7 +104,7 @@ static void cell(const tui_row *r, int c, int width, char *buf, size_t len, doub
         double left = sm_sandbox_info_ttl_left(i, now);
         if (left < 0)
             snprintf(buf, len, "-");
-        else if (!live)
+        else if (!running)
             snprintf(buf, len, "ended");
         else
             sm_format_duration(left, buf, len);
@@ -141,6 +143,16 @@ static void cell(const tui_row *r, int c, int width, char *buf, size_t len, doub
     (void)width;
 }
 
+/* What the failure column says of a row whose numbers are stale: its own failure, else why the
+ * refresh failed. */
+static void stale_failure(const tui_model *m, const tui_row *r, char *buf, size_t len)
+{
+    if (r->has_why)
+        sm_failure_label(&r->why, buf, len);
+    else
+        snprintf(buf, len, "%s", m->error_label[0] ? m->error_label : "refresh failed");
+}
+
 /* Keeps the selected row on screen. */
 static void scroll_to_selection(tui_model *m, int height)
 {
@@ -177,9 +189,13 @@ void tui_list_draw(tui_app *app, int top, int height)
     }
     int body = height - 1;
     if (!m->loaded) {
-        tui_put(top + 2, 2, app->cols - 4, "loading ...", tui_attr(TH_DIM), false);
+        if (m->error[0])
+            tui_put(top + 2, 2, app->cols - 4, m->error, tui_attr(TH_FAILURE), false);
+        else
+            tui_put(top + 2, 2, app->cols - 4, "loading ...", tui_attr(TH_DIM), false);
         return;
     }
+    bool stale = m->error[0] != '\0';
     if (m->nrows == 0) {
         tui_put(top + 2, 2, app->cols - 4,
                 m->filter[0] ? "no sandbox matches the filter (Esc clears it)"
@@ -194,8 +210,9 @@ void tui_list_draw(tui_app *app, int top, int height)
         const tui_row *r = &m->rows[idx];
         int y = top + 1 + k;
         bool sel = idx == m->selected;
-        attr_t base = sel ? tui_attr(TH_SELECTED)
-                          : (r->st->marked ? tui_attr(TH_MARKED) : tui_attr(TH_NORMAL));
+        attr_t base =
+            sel ? tui_attr(TH_SELECTED)
+                : (r->st->marked ? tui_attr(TH_MARKED) : tui_attr(stale ? TH_DIM : TH_NORMAL));
         tui_fill(y, 0, app->cols, base);
         x = 0;
         for (int c = 0; c < C__COUNT; c++) {
@@ -206,8 +223,10 @@ void tui_list_draw(tui_app *app, int top, int height)
             if (!sel && c == C_STATUS)
                 a = tui_attr(status_role(r->info->status));
             if (!sel && c == C_FAILURE)
-                a = tui_attr(r->why_warning ? TH_WARNING : TH_FAILURE);
-            if (c == C_SPARK) {
+                a = tui_attr(r->why_warning || (stale && !r->has_why) ? TH_WARNING : TH_FAILURE);
+            if (c == C_SPARK && stale) {
+                /* no history drawn for numbers that are not live */
+            } else if (c == C_SPARK) {
                 double v[SM_HISTORY_LEN];
                 size_t n = sm_history_series(&r->st->history, SM_METRIC_CPU_PCT, v, SM_HISTORY_LEN);
                 wchar_t line[128];
@@ -219,7 +238,9 @@ void tui_list_draw(tui_app *app, int top, int height)
                 tui_sparkline(v, n, lim, w, line);
                 tui_put_wide(y, x, w, line, sel ? base : tui_attr(TH_GRAPH_CPU));
             } else {
-                cell(r, c, width[c], buf, sizeof buf, now);
+                cell(r, c, width[c], buf, sizeof buf, now, stale);
+                if (c == C_FAILURE && stale)
+                    stale_failure(m, r, buf, sizeof buf);
                 if (c == C_CPU || c == C_PIDS)
                     tui_put_right(y, x, width[c], buf, a);
                 else

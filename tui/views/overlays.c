@@ -42,16 +42,30 @@ void tui_help_draw(tui_app *app)
     };
     int n = (int)(sizeof lines / sizeof lines[0]);
     int y, x, h, w;
-    centered(app, n + 4, 76, &y, &x, &h, &w);
+    /* A blank line and the closing hint under the keys when the screen is tall enough; else
+     * (80x24) the hint goes into the bottom border so that every key still shows; on a
+     * shorter screen the last line says how many did not fit. */
+    bool roomy = n + 4 <= app->rows - 2;
+    centered(app, roomy ? n + 4 : n + 2, 76, &y, &x, &h, &w);
     tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), "keys");
-    for (int i = 0; i < n && i < h - 3; i++) {
+    int fit = roomy ? n : h - 2;
+    for (int i = 0; i < n && i < fit; i++) {
+        if (i == fit - 1 && fit < n) {
+            char more[80];
+            snprintf(more, sizeof more, "... %d more: a taller terminal shows them", n - i);
+            tui_put(y + 1 + i, x + 2, w - 4, more, tui_attr(TH_DIM), false);
+            break;
+        }
         const char *k = lines[i][0];
         if (!tui_unicode && !strcmp(k, "j k ↑ ↓"))
             k = "j k Up Down";
         tui_put(y + 1 + i, x + 2, 16, k, tui_attr(TH_KEY), false);
         tui_put(y + 1 + i, x + 19, w - 21, lines[i][1], tui_attr(TH_NORMAL), false);
     }
-    tui_put(y + h - 2, x + 2, w - 4, "any key closes this", tui_attr(TH_DIM), false);
+    if (roomy)
+        tui_put(y + h - 2, x + 2, w - 4, "any key closes this", tui_attr(TH_DIM), false);
+    else
+        tui_put(y + h - 1, x + 2, w - 4, " any key closes this ", tui_attr(TH_DIM), false);
 }
 
 /* ---- delete confirmation ---------------------------------------------------------------- */
