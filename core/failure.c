@@ -88,7 +88,9 @@ void sm_failure_label(const sm_failure *f, char *buf, size_t len)
             snprintf(buf, len, "killed");
         break;
     case SM_FAIL_EXEC_TIMEOUT:
-        if (f->timeout_s >= 0) {
+        if (f->timeout_s >= 1) { /* in seconds, as timeouts are given (--timeout 180) */
+            snprintf(buf, len, "exec timeout %gs", f->timeout_s);
+        } else if (f->timeout_s >= 0) {
             sm_format_duration(f->timeout_s, dur, sizeof dur);
             snprintf(buf, len, "exec timeout %s", dur);
         } else {

@@ -161,13 +161,13 @@ static void test_labels(void **state)
     sm_failure_init(&f);
     f.kind = SM_FAIL_EXEC_TIMEOUT;
     f.timeout_s = 180;
-    check_label(&f, "exec timeout 3m00s");
+    check_label(&f, "exec timeout 180s"); /* the unit timeouts are given in */
     f.timeout_s = 42;
     check_label(&f, "exec timeout 42s");
     f.timeout_s = 0.25;
     check_label(&f, "exec timeout 250ms");
     f.timeout_s = 7200;
-    check_label(&f, "exec timeout 2h00m");
+    check_label(&f, "exec timeout 7200s");
     f.timeout_s = -1;
     check_label(&f, "exec timeout");
 

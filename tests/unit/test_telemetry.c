@@ -156,7 +156,7 @@ static void test_diagnose_rules(void **state)
     assert_false(warn);
     char label[64];
     sm_failure_label(&out, label, sizeof label);
-    assert_string_equal(label, "exec timeout 3m00s");
+    assert_string_equal(label, "exec timeout 180s");
 
     info.status = SM_STATUS_STOPPED; /* why it ended wins over its last command */
     info.failure.kind = SM_FAIL_TTL_EXPIRED;
