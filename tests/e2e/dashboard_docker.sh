@@ -52,8 +52,7 @@ check "the row stays, its live columns blanked" wait_until 5 stale
 expect_eq "its failure column says why" "provider unreachable" "$(cell FAILURE "$ID")"
 check "the rows are dimmed" dimmed
 
-_dk_podman system service --time=600 "$DOCKER_TEST_HOST" >>"$ENGINE/service.log" 2>&1 &
-echo $! >"$ENGINE/service.pid"
+docker_engine_service # the engine is back (docker_engine_stop stops this one)
 check "when it is back the row is live again" wait_until 10 mem_live
 expect_eq "without a failure" "" "$(cell FAILURE "$ID")"
 check "nor dimmed" eval '! dimmed'

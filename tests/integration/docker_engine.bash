@@ -57,6 +57,17 @@ docker_engine_api() {
     fi
 }
 
+# docker_engine_service: starts (or, after a test stopped it, restarts) the private podman
+# service on DOCKER_TEST_HOST and writes its pid to service.pid. The background job is a simple
+# command, not a function, so that $! is podman itself (which docker_engine_stop kills).
+# --time: a safety net if the test dies without stopping it.
+docker_engine_service() {
+    CONTAINERS_CONF=$_DK_DIR/containers.conf podman --root "$_DK_DIR/root" \
+        --runroot "$_DK_DIR/run" --tmpdir "$_DK_DIR/tmp" \
+        system service --time=600 "$DOCKER_TEST_HOST" >>"$_DK_DIR/service.log" 2>&1 &
+    echo $! >"$_DK_DIR/service.pid"
+}
+
 _dk_podman() {
     CONTAINERS_CONF=$_DK_DIR/containers.conf podman --root "$_DK_DIR/root" \
         --runroot "$_DK_DIR/run" --tmpdir "$_DK_DIR/tmp" "$@"
@@ -120,13 +131,8 @@ runtime = "runc"
 exit_command_delay = 20
 EOF
         DOCKER_TEST_HOST=unix://$_DK_DIR/podman.sock
-        # --time: a safety net if the test dies without stopping it
-        # a simple command (not a function) so that $! is podman itself
-        CONTAINERS_CONF=$_DK_DIR/containers.conf podman --root "$_DK_DIR/root" \
-            --runroot "$_DK_DIR/run" --tmpdir "$_DK_DIR/tmp" \
-            system service --time=600 "$DOCKER_TEST_HOST" >"$_DK_DIR/service.log" 2>&1 &
-        _DK_PODMAN_PID=$!
-        echo "$_DK_PODMAN_PID" >"$_DK_DIR/service.pid"
+        docker_engine_service
+        _DK_PODMAN_PID=$(cat "$_DK_DIR/service.pid")
         _dk_write_env
         for _ in $(seq 200); do
             [ "$(_dk_curl "$(docker_engine_url /_ping)" 2>/dev/null)" = OK ] && break
