@@ -41,6 +41,10 @@ expect_match "the timeout is named on stderr" "exec timeout" "$ERR"
 check "timeout fires within 1 s of the limit" python3 -c "import sys; d=$end-$start; sys.exit(0 if 1 <= d < 2 else 1)"
 run "$SANDMAN" exec "$ID" -- 'ps -eo comm | grep -c "^sleep$"'
 expect_eq "the timed-out command was killed inside the sandbox" "0" "$OUT"
+run "$SANDMAN" exec --timeout 1 "$ID" -- 'env -i sh -c "setsid sleep 71 & set -m; sleep 72 & wait"'
+expect_eq "a command whose children left its session and group times out too" 125 "$RC"
+run "$SANDMAN" exec "$ID" -- 'ps -eo comm | grep -c "^sleep$"'
+expect_eq "those children (setsid, their own process group) were killed as well" "0" "$OUT"
 
 run "$SANDMAN" exec -o json --timeout 1 "$ID" -- 'sleep 5'
 expect_eq "JSON timeout: return_code 125" "125" "$(echo "$OUT" | json 'd["return_code"]')"

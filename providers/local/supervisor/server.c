@@ -6,10 +6,12 @@
  * As PID 1 it also reaps every orphan. Single-threaded poll loop; libc only. */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -557,11 +559,65 @@ static struct proc *exec_of(struct conn *c)
     return NULL;
 }
 
+/* Kills a command for good: its process group, and every process descended from it (found by
+ * the parent links in this namespace's /proc), so that children which moved to a session or
+ * group of their own (setsid, set -m) go too. Orphans that a double fork handed to the init
+ * before this runs cannot be told from other commands' and are left. */
+static void kill_tree(pid_t root)
+{
+    kill(-root, SIGKILL);
+    for (int round = 0; round < 2; round++) { /* a child forked meanwhile is caught next */
+        enum { MAXP = 4096 };
+        static pid_t pid[MAXP], ppid[MAXP];
+        int n = 0;
+        DIR *d = opendir("/proc");
+        if (!d)
+            return;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL && n < MAXP) {
+            char path[64], buf[512];
+            if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                continue;
+            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            ssize_t r = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            char *close_paren = r > 0 ? (buf[r] = '\0', strrchr(buf, ')')) : NULL;
+            int pp;
+            if (close_paren && sscanf(close_paren + 1, " %*c %d", &pp) == 1) {
+                pid[n] = (pid_t)atoi(e->d_name);
+                ppid[n++] = (pid_t)pp;
+            }
+        }
+        closedir(d);
+        /* descendants: repeatedly take processes whose parent is the root or already taken */
+        static unsigned char taken[MAXP];
+        memset(taken, 0, (size_t)n);
+        for (bool more = true; more;) {
+            more = false;
+            for (int i = 0; i < n; i++) {
+                if (taken[i])
+                    continue;
+                bool child = ppid[i] == root;
+                for (int k = 0; !child && k < n; k++)
+                    child = taken[k] && pid[k] == ppid[i];
+                if (child) {
+                    taken[i] = 1;
+                    more = true;
+                    kill(pid[i], SIGKILL);
+                }
+            }
+        }
+    }
+}
+
 static void end_session(struct proc *p)
 {
     if (!p->exited) {
         kill(-p->pid, SIGHUP);
-        kill(-p->pid, SIGKILL);
+        kill_tree(p->pid);
     }
     p->owner = NULL;
     p->keep = 0;
@@ -579,8 +635,12 @@ static void handle_frame(struct conn *c, struct lp_frame *f)
     case LP_PTY_ATTACH: handle_attach(c, f); break;
     case LP_SESSIONS: handle_sessions(c); break;
     case LP_KILL:
-        if ((p = exec_of(c)) != NULL || (p = session_of(c)) != NULL)
-            kill(-p->pid, (int)f->h.a);
+        if ((p = exec_of(c)) != NULL || (p = session_of(c)) != NULL) {
+            if (f->h.a == SIGKILL)
+                kill_tree(p->pid);
+            else
+                kill(-p->pid, (int)f->h.a);
+        }
         break;
     case LP_DATA:
         if ((p = session_of(c)) != NULL && !p->exited && f->h.len) {
@@ -622,7 +682,7 @@ static void conn_close(struct conn *c)
         p->owner = NULL;
         if (p->kind == PK_EXEC) {
             /* The client went away (timeout or crash): its command goes with it. */
-            kill(-p->pid, SIGKILL);
+            kill_tree(p->pid);
         } else if (p->kind == PK_PTY && !p->keep) {
             end_session(p);
         }
