@@ -1,8 +1,8 @@
 /* `sandman shell`: bridges the user's own terminal to a PTY session in a sandbox (seed §3.8):
- * raw mode (always restored), SIGWINCH resizes the session, stdin EOF sends Ctrl-D, and the
- * exit status is the shell's (130 on SIGINT, 2 without a terminal). --new creates a sandbox
- * for the shell and removes it afterwards; --attach re-attaches to a kept session, replaying
- * its retained output; --record writes an asciicast file. */
+ * raw mode (always restored, also while stopped by SIGTSTP), SIGWINCH resizes the session, stdin
+ * EOF sends Ctrl-D, and the exit status is the shell's (130 on SIGINT, 2 without a terminal). --new
+ * creates a sandbox for the shell and removes it afterwards; --attach re-attaches to a kept
+ * session, replaying its retained output; --record writes an asciicast file. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -143,11 +143,11 @@ static int bridge(sm_cli *cli, sm_pty *t, sm_cast *cast, bool keep)
 {
     if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
         return cli_error(cli, CLI_FAIL, "pipe: %s", strerror(errno));
-    struct sigaction sa = {.sa_handler = on_signal}, old_winch, old_int, old_term, old_hup;
-    sigaction(SIGWINCH, &sa, &old_winch);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
+    static const int sigs[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP};
+    enum { NSIGS = sizeof sigs / sizeof sigs[0] };
+    struct sigaction sa = {.sa_handler = on_signal}, old[NSIGS];
+    for (int i = 0; i < NSIGS; i++)
+        sigaction(sigs[i], &sa, &old[i]);
     tcgetattr(STDIN_FILENO, &saved);
     struct termios raw = saved;
     cfmakeraw(&raw);
@@ -167,7 +167,13 @@ static int bridge(sm_cli *cli, sm_pty *t, sm_cast *cast, bool keep)
         if (pf[2].revents) {
             unsigned char s;
             while (read(sig_pipe[0], &s, 1) == 1) {
-                if (s == SIGWINCH) {
+                if (s == SIGTSTP) { /* stopped from outside: the terminal is the user's meanwhile */
+                    restore_terminal();
+                    kill(getpid(), SIGSTOP);
+                    tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw); /* continued */
+                    raw_on = true;
+                }
+                if (s == SIGWINCH || s == SIGTSTP) {
                     int rows, cols;
                     term_size(&rows, &cols);
                     sm_pty_resize(t, rows, cols, NULL);
@@ -232,10 +238,8 @@ static int bridge(sm_cli *cli, sm_pty *t, sm_cast *cast, bool keep)
     }
 out:
     restore_terminal();
-    sigaction(SIGWINCH, &old_winch, NULL);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
+    for (int i = 0; i < NSIGS; i++)
+        sigaction(sigs[i], &old[i], NULL);
     close(sig_pipe[0]);
     close(sig_pipe[1]);
     return status < 0 ? CLI_FAIL : status;

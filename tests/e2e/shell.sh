@@ -78,6 +78,23 @@ kill -TERM $CLIENT
 check "SIGTERM ends the client with 143" wait_for "EXIT=143$"
 check "and stty -a is as before" cmp -s "$B" "$A"
 
+# Stopped and continued from outside (SIGTSTP, SIGCONT), then SIGQUIT.
+run_in_tmux -x 100 -y 30 "stty -a >$B; \"\$SANDMAN\" shell $ID; rc=\$?; stty -a >$A; (exit \$rc)"
+check "a shell again" wait_prompt "$ID"
+CLIENT=$(pgrep -P "$(pane '#{pane_pid}')" -x sandman)
+TTY=$(pane '#{pane_tty}')
+kill -TSTP $CLIENT
+stopped() { [ "$(ps -o stat= -p "$CLIENT" | cut -c1)" = T ]; }
+check "SIGTSTP stops the client" wait_until 5 stopped
+stty -F "$TTY" -a >"$A.stopped"
+check "with the terminal as it was before (not raw) while it is stopped" cmp -s "$B" "$A.stopped"
+kill -CONT $CLIENT
+type_line 'echo continued-$((4*4))'
+check "after SIGCONT the shell answers again" wait_for "^continued-16$"
+kill -QUIT $CLIENT
+check "SIGQUIT ends the client with 131" wait_for "EXIT=131$"
+check "and stty -a is as before" cmp -s "$B" "$A"
+
 # Ctrl-C ends a program that does not catch it: its exit code (130) is the client's.
 run_in_tmux -x 100 -y 30 "\"\$SANDMAN\" shell $ID --command 'echo sleeping; exec sleep 100'"
 check "sandman shell --command runs the command on a terminal" wait_for "^sleeping$"
