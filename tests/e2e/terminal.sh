@@ -37,7 +37,7 @@ type_line 'echo before-less-$((1+1))'
 check "output before less" wait_for "^before-less-2$"
 type_line "seq -f 'less-line-%g' 1 200 | less"
 check "less shows the first page" wait_for "^less-line-1$"
-check "as many lines as fit (26 of the 27 rows, the last is its prompt)" \
+check "as many lines as fit (26 of the 27 rows, the last is its prompt)" wait_until 10 \
     has_lines "^less-line-25$" "^less-line-26$" "^:"
 expect_no_match "the shell's screen is hidden" "before-less-2|seq -f" "$SCREEN"
 keys Space

@@ -559,58 +559,76 @@ static struct proc *exec_of(struct conn *c)
     return NULL;
 }
 
-/* Kills a command for good: its process group, and every process descended from it (found by
- * the parent links in this namespace's /proc), so that children which moved to a session or
- * group of their own (setsid, set -m) go too. Orphans that a double fork handed to the init
- * before this runs cannot be told from other commands' and are left. */
-static void kill_tree(pid_t root)
+/* The processes descended from root, found by the parent links in this namespace's /proc, into
+ * out (at most max); returns how many. */
+static int descendants(pid_t root, pid_t *out, int max)
 {
-    kill(-root, SIGKILL);
-    for (int round = 0; round < 2; round++) { /* a child forked meanwhile is caught next */
-        enum { MAXP = 4096 };
-        static pid_t pid[MAXP], ppid[MAXP];
-        int n = 0;
-        DIR *d = opendir("/proc");
-        if (!d)
-            return;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL && n < MAXP) {
-            char path[64], buf[512];
-            if (e->d_name[0] < '1' || e->d_name[0] > '9')
-                continue;
-            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            ssize_t r = read(fd, buf, sizeof buf - 1);
-            close(fd);
-            char *close_paren = r > 0 ? (buf[r] = '\0', strrchr(buf, ')')) : NULL;
-            int pp;
-            if (close_paren && sscanf(close_paren + 1, " %*c %d", &pp) == 1) {
-                pid[n] = (pid_t)atoi(e->d_name);
-                ppid[n++] = (pid_t)pp;
-            }
+    enum { MAXP = 4096 };
+    static pid_t pid[MAXP], ppid[MAXP];
+    int n = 0, found = 0;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < MAXP) {
+        char path[64], buf[512];
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t r = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        char *paren = r > 0 ? (buf[r] = '\0', strrchr(buf, ')')) : NULL;
+        int pp;
+        if (paren && sscanf(paren + 1, " %*c %d", &pp) == 1) {
+            pid[n] = (pid_t)atoi(e->d_name);
+            ppid[n++] = (pid_t)pp;
         }
-        closedir(d);
-        /* descendants: repeatedly take processes whose parent is the root or already taken */
-        static unsigned char taken[MAXP];
-        memset(taken, 0, (size_t)n);
-        for (bool more = true; more;) {
-            more = false;
-            for (int i = 0; i < n; i++) {
-                if (taken[i])
-                    continue;
-                bool child = ppid[i] == root;
-                for (int k = 0; !child && k < n; k++)
-                    child = taken[k] && pid[k] == ppid[i];
-                if (child) {
-                    taken[i] = 1;
-                    more = true;
-                    kill(pid[i], SIGKILL);
-                }
+    }
+    closedir(d);
+    static unsigned char taken[MAXP];
+    memset(taken, 0, (size_t)n);
+    for (bool more = true; more && found < max;) { /* children of root or of one taken */
+        more = false;
+        for (int i = 0; i < n && found < max; i++) {
+            bool child = !taken[i] && ppid[i] == root;
+            for (int k = 0; !taken[i] && !child && k < n; k++)
+                child = taken[k] && pid[k] == ppid[i];
+            if (child) {
+                taken[i] = 1;
+                out[found++] = pid[i];
+                more = true;
             }
         }
     }
+    return found;
+}
+
+/* Kills a command for good: its process group and every process descended from it, so that
+ * children which moved to a session or group of their own (setsid, set -m) go too. They are
+ * stopped first, while their parents still hold them (a killed parent hands its children to
+ * the init, where they could no longer be told from other commands'), until no new one
+ * appears; then all are killed. Orphans that a double fork handed to the init before this
+ * runs are left. */
+static void kill_tree(pid_t root)
+{
+    enum { MAXK = 4096 };
+    static pid_t procs_of[MAXK];
+    int n = 0;
+    kill(-root, SIGSTOP);
+    for (int round = 0; round < 8; round++) {
+        int before = n;
+        n = descendants(root, procs_of, MAXK);
+        for (int i = 0; i < n; i++)
+            kill(procs_of[i], SIGSTOP);
+        if (n == before)
+            break;
+    }
+    kill(-root, SIGKILL);
+    for (int i = 0; i < n; i++)
+        kill(procs_of[i], SIGKILL);
 }
 
 static void end_session(struct proc *p)
