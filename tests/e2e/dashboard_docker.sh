@@ -1,7 +1,7 @@
 # The dashboard on a real Docker engine (a private podman service, or SANDMAN_DOCKER_HOST) that
 # goes away: the rows of the last good refresh stay, but their live columns are blanked, they
-# are dimmed, and the failure column and header say "provider unreachable"; when the engine is
-# back the rows are live again.
+# are dimmed, the failure column and header say "provider unreachable" and the detail view's
+# graphs say stale; when the engine is back the rows are live again.
 . "$(dirname "$0")/lib_tmux.sh"
 . "$(dirname "$0")/../integration/docker_engine.bash"
 
@@ -51,6 +51,10 @@ stale() { [ "$(cell MEM/LIMIT "$ID")" = - ] && [ "$(cell CPU% "$ID")" = - ]; }
 check "the row stays, its live columns blanked" wait_until 5 stale
 expect_eq "its failure column says why" "provider unreachable" "$(cell FAILURE "$ID")"
 check "the rows are dimmed" dimmed
+keys Enter
+check "the detail view marks its graphs stale" wait_for "CPU %.* stale"
+keys Escape
+check "back to the list" wait_for "^  ${ID2:0:12} "
 
 docker_engine_service # the engine is back (docker_engine_stop stops this one)
 check "when it is back the row is live again" wait_until 10 mem_live

@@ -16,6 +16,10 @@ static void graph(tui_app *app, const tui_row *r, int y, int x, int w, int h, co
 {
     if (w < 10 || h < 3)
         return;
+    if (app->model.error[0]) { /* the last refresh failed: these figures are old */
+        role = TH_DIM;
+        now = "stale";
+    }
     tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), title);
     tui_put_right(y, x + w - 2 - (int)strlen(now) - 2, (int)strlen(now) + 2, now,
                   tui_attr(TH_TITLE));
