@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "cli/format.h"
+#include "core/journal.h"
 #include "core/util.h"
 
 /* ---- create ------------------------------------------------------------------------------ */
@@ -215,8 +216,15 @@ static int cmd_ls(sm_cli *cli, int argc, char **argv)
     }
     if (cli->json) {
         cJSON *arr = cJSON_CreateArray();
-        for (size_t i = 0; i < n; i++)
-            cJSON_AddItemToArray(arr, sm_sandbox_info_to_json(&list[i]));
+        for (size_t i = 0; i < n; i++) {
+            cJSON *o = sm_sandbox_info_to_json(&list[i]);
+            sm_failure last; /* the last failing command's, beside the sandbox's own */
+            if (sm_journal_last_failure(list[i].provider, list[i].id, &last))
+                cJSON_AddItemToObject(o, "last_failure", sm_failure_to_json(&last));
+            else
+                cJSON_AddNullToObject(o, "last_failure");
+            cJSON_AddItemToArray(arr, o);
+        }
         cli_print_json(cli, arr);
     } else if (a.quiet) {
         for (size_t i = 0; i < n; i++)

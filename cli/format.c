@@ -3,15 +3,20 @@
 
 #include <string.h>
 
+#include "core/journal.h"
 #include "core/util.h"
 
+/* Why the sandbox ended or failed, else why its last failing command failed (its journal), as
+ * the dashboard's failure column says it. */
 static void failure_text(const sm_sandbox_info *i, char *buf, size_t len)
 {
-    if (i->failure.kind == SM_FAIL_NONE) {
+    sm_failure last;
+    if (i->failure.kind != SM_FAIL_NONE)
+        sm_failure_label(&i->failure, buf, len);
+    else if (sm_journal_last_failure(i->provider, i->id, &last))
+        sm_failure_label(&last, buf, len);
+    else
         snprintf(buf, len, "-");
-        return;
-    }
-    sm_failure_label(&i->failure, buf, len);
 }
 
 static void ttl_text(const sm_sandbox_info *i, double now, char *buf, size_t len)

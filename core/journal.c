@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/diagnose.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "core/redact.h"
@@ -105,6 +106,27 @@ int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out)
     free(path);
     *out = arr;
     return SM_OK;
+}
+
+bool sm_journal_last_failure(const char *provider, const char *sandbox_id, sm_failure *out)
+{
+    sm_failure_init(out);
+    double at = 0;
+    cJSON *events = NULL;
+    sm_journal_read(provider, sandbox_id, &events);
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, events)
+    {
+        const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev, "failure");
+        if (!fj)
+            continue;
+        sm_failure f;
+        sm_failure_from_json(fj, &f);
+        if (sm_failure_kind_is_failure(f.kind))
+            sm_failure_note(out, &at, &f, sm_parse_time(sm_json_str(ev, "ts")));
+    }
+    cJSON_Delete(events);
+    return out->kind != SM_FAIL_NONE;
 }
 
 /* Calls fn with the path of every journal file of every provider. */

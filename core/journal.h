@@ -5,6 +5,7 @@
 #ifndef SM_JOURNAL_H
 #define SM_JOURNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/failure.h"
@@ -24,6 +25,10 @@ int sm_journal_failure(const char *provider, const char *sandbox_id, const sm_fa
  * A missing journal is an empty array. Malformed lines are skipped. */
 int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out);
 int sm_journal_remove(const char *provider, const char *sandbox_id);
+/* Why the sandbox's last failing command or operation failed, from its journal, picked as the
+ * dashboard picks it (sm_failure_note: the newest, a plain non-zero exit not hiding a stronger
+ * failure of the minute before); false when its journal has no failure. */
+bool sm_journal_last_failure(const char *provider, const char *sandbox_id, sm_failure *out);
 
 /* Follows every journal: each poll returns the lines appended since the last one (the first
  * poll returns up to `backlog` bytes from the end of each file). Files that disappear are

@@ -23,6 +23,11 @@ expect_eq "stats report the memory limit" "67108864" "$(echo "$OUT" | json 'int(
 expect_eq "stats count the OOM kills" "2" "$(echo "$OUT" | json 'int(d["oom_kills"])')"
 run "$SANDMAN" status "$ID"
 expect_eq "the sandbox itself survives its commands' OOM kills" "running" "$("$SANDMAN" status -o json "$ID" | json 'd["status"]')"
+run "$SANDMAN" ls
+expect_match "ls says why its last command failed, as the dashboard does" "^${ID:0:12} +local +running .* OOM killed$" "$OUT"
+run "$SANDMAN" ls -o json
+expect_eq "ls JSON: no failure of the sandbox itself, its last command's as last_failure" "None oom_killed" \
+    "$(echo "$OUT" | json "[(x['failure'], x['last_failure']['kind']) for x in d if x['id'] == '$ID'][0]" | tr -d "(),'")"
 
 # pids limit from the provider config
 cat >"$SANDMAN_STATE_DIR/pids.yaml" <<'YAML'
