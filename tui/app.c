@@ -619,6 +619,7 @@ void tui_app_render(tui_app *app)
     switch (app->overlay) {
     case OV_HELP: tui_help_draw(app); break;
     case OV_CONFIRM: tui_confirm_draw(app); break;
+    case OV_SESSIONS: tui_sessions_draw(app); break;
     case OV_FORM: tui_form_draw(app); break;
     case OV_OUTPUT: tui_output_draw(app); break;
     default: break;
@@ -759,6 +760,7 @@ static void handle_key(tui_app *app, wint_t ch, bool is_key)
     case OV_PALETTE: tui_prompt_key(app, ch, is_key); return;
     case OV_FORM: tui_form_key(app, ch, is_key); return;
     case OV_CONFIRM: tui_confirm_key(app, key); return;
+    case OV_SESSIONS: tui_sessions_key(app, key); return;
     case OV_OUTPUT: tui_output_key(app, key); return;
     case OV_HELP:
         app->overlay = OV_NONE; /* any key closes help */
@@ -1007,6 +1009,7 @@ out:
     tui_confirm_close(&app);
     free(app.output);
     free(app.paste);
+    free(app.pick);
     tui_model_free(&app.model);
     sm_journal_follower_free(app.follower);
     sm_sampler_free(app.sampler);

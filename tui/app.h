@@ -19,12 +19,13 @@ typedef enum tui_view { VIEW_LIST, VIEW_DETAIL, VIEW_EVENTS } tui_view;
 typedef enum tui_overlay {
     OV_NONE,
     OV_HELP,
-    OV_FILTER,  /* "/" input on the bottom line */
-    OV_PALETTE, /* ":" input on the bottom line */
-    OV_CONFIRM, /* delete confirmation */
-    OV_FORM,    /* create form */
-    OV_OUTPUT,  /* output of a palette command */
-    OV_SEARCH,  /* "/" search in a terminal's scrollback */
+    OV_FILTER,   /* "/" input on the bottom line */
+    OV_PALETTE,  /* ":" input on the bottom line */
+    OV_CONFIRM,  /* delete confirmation */
+    OV_FORM,     /* create form */
+    OV_OUTPUT,   /* output of a palette command */
+    OV_SEARCH,   /* "/" search in a terminal's scrollback */
+    OV_SESSIONS, /* which detached session t attaches to */
 } tui_overlay;
 
 #define TUI_FORM_FIELDS 7
@@ -81,6 +82,9 @@ typedef struct tui_app {
     /* confirm dialog: copies of the ids (a refresh frees the model's) */
     char **confirm_ids;
     size_t confirm_n;
+    sm_pty_session_info *pick; /* OV_SESSIONS: the detached sessions to choose from */
+    size_t npick, pick_sel;
+    char pick_sandbox[72];
     tui_form form;
     /* output popup */
     char *output;
@@ -143,6 +147,8 @@ void tui_confirm_open(tui_app *app);
 void tui_confirm_close(tui_app *app);
 void tui_confirm_draw(tui_app *app);
 bool tui_confirm_key(tui_app *app, int key);
+void tui_sessions_draw(tui_app *app);
+bool tui_sessions_key(tui_app *app, int key);
 void tui_form_open(tui_app *app);
 void tui_form_draw(tui_app *app);
 bool tui_form_key(tui_app *app, wint_t ch, bool is_key);

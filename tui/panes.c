@@ -30,10 +30,13 @@ typedef struct open_job {
     sm_provider *p;
     char id[72];
     bool force_new;
+    char session[64]; /* attach to this session ("" = the detached one, or a new shell) */
     int rows, cols;
     sm_sandbox *sbx;
     sm_pty *pty;
     bool attached;
+    sm_pty_session_info *choices; /* several detached sessions: the user picks one */
+    size_t nchoices;
     sm_error err;
 } open_job;
 
@@ -44,19 +47,28 @@ static void open_work(uv_work_t *req)
     j->sbx = sm_sandbox_new(j->p, false);
     if (sm_sandbox_open(j->sbx, j->id, &j->err) != SM_OK)
         return;
+    if (j->session[0]) { /* the one the user picked */
+        if (sm_sandbox_pty_attach(j->sbx, j->session, false, 0, &j->pty, &j->err) == SM_OK)
+            j->attached = true;
+        return;
+    }
     if (!j->force_new) {
         sm_pty_session_info *s = NULL;
-        size_t n = 0;
+        size_t n = 0, detached = 0;
         sm_error ignore;
         sm_error_clear(&ignore);
         if (sm_sandbox_pty_sessions(j->sbx, &s, &n, &ignore) == SM_OK) {
-            for (size_t i = n; i-- > 0;) { /* the newest detached session still running */
-                if (s[i].running && !s[i].attached &&
-                    sm_sandbox_pty_attach(j->sbx, s[i].id, false, 0, &j->pty, &ignore) == SM_OK) {
-                    j->attached = true;
-                    break;
-                }
+            for (size_t i = 0; i < n; i++)
+                if (s[i].running && !s[i].attached)
+                    s[detached++] = s[i];
+            if (detached > 1) { /* which one is the user's to say */
+                j->choices = s;
+                j->nchoices = detached;
+                return;
             }
+            if (detached == 1 &&
+                sm_sandbox_pty_attach(j->sbx, s[0].id, false, 0, &j->pty, &ignore) == SM_OK)
+                j->attached = true;
         }
         free(s);
     }
@@ -84,6 +96,20 @@ static void open_done(uv_work_t *req, int status)
     open_job *j = req->data;
     tui_app *app = j->app;
     app->jobs--;
+    if (j->choices && !app->quit) { /* several detached sessions: the picker */
+        free(app->pick);
+        app->pick = j->choices;
+        app->npick = j->nchoices;
+        app->pick_sel = 0;
+        snprintf(app->pick_sandbox, sizeof app->pick_sandbox, "%s", j->id);
+        app->overlay = OV_SESSIONS;
+        app->status[0] = '\0';
+        sm_sandbox_free(j->sbx);
+        free(j);
+        tui_app_dirty(app);
+        return;
+    }
+    free(j->choices);
     if (!j->pty) {
         tui_app_status(app, true, "terminal into %.12s: %s", j->id,
                        j->err.msg[0] ? j->err.msg : "failed");
@@ -130,12 +156,18 @@ static void open_done(uv_work_t *req, int status)
 
 void tui_panes_open(tui_app *app, const char *sandbox_id, bool force_new)
 {
+    tui_panes_attach(app, sandbox_id, force_new ? NULL : "");
+}
+
+void tui_panes_attach(tui_app *app, const char *sandbox_id, const char *session)
+{
     tui_rect dash;
     tui_panes_layout(app, &dash);
     open_job *j = xcalloc(1, sizeof *j);
     j->app = app;
     j->p = app->provider;
-    j->force_new = force_new;
+    j->force_new = !session;
+    snprintf(j->session, sizeof j->session, "%s", session ? session : "");
     snprintf(j->id, sizeof j->id, "%s", sandbox_id);
     /* the size the pane will have: the whole body, or the right side of a split */
     int body_h = app->rows - TUI_HEADER_LINES - 1;

@@ -48,6 +48,8 @@ typedef struct tui_pane {
 /* Opens a terminal into a sandbox (on the work queue): attaches to its newest detached session
  * when it has one and force_new is false, else starts the sandbox's shell. */
 void tui_panes_open(tui_app *app, const char *sandbox_id, bool force_new);
+/* Attaches to the given session of the sandbox ("" = as tui_panes_open; NULL = a new shell). */
+void tui_panes_attach(tui_app *app, const char *sandbox_id, const char *session);
 /* Lays out and draws the visible panes. */
 void tui_panes_draw(tui_app *app, bool only_dirty);
 /* Input while a pane has the focus (after the prefix handling). */

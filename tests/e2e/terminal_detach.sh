@@ -4,7 +4,7 @@
 # client's terminal goes away the session is detached again; the dashboard's t re-attaches to
 # it instead of starting another shell, Ctrl-b d detaches, T starts a new one, Ctrl-b x ends
 # one; an attached shell's exit code is the client's; and a session of sandman shell --keep
-# outlives its window. Replayed output never makes a terminal answer its queries again (the
+# outlives its window; with several detached sessions t asks which. Replayed output never makes a terminal answer its queries again (the
 # answers would be typed into the shell).
 . "$(dirname "$0")/lib_tmux.sh"
 
@@ -131,4 +131,35 @@ expect_no_match "and nothing from before that offset was replayed" "kept-12" "$S
 run "$SANDMAN" shell "$ID" --since 5
 expect_eq "--since without --attach is a usage error" 2 "$RC"
 expect_match "saying it goes with --attach" "--since only goes with --attach SESSION" "$ERR"
+
+# Several detached sessions: t asks which one.
+tm kill-session -t "$DASH"
+run_in_tmux -x 100 -y 20 "\"\$SANDMAN\" shell $ID --keep"
+check "another kept shell" wait_prompt "$ID"
+type_line 'echo second-session-$((7*7))'
+check "which answers" wait_for "^second-session-49$"
+tm kill-session -t "$DASH"
+two_detached() { [ "$(sessions running attached | grep -c '^true false$')" = 2 ]; }
+check "two sessions detached now" wait_until 5 two_detached
+SECOND=$(sessions session_id | tail -n1)
+dash_start -x 120 -y 30
+check "the dashboard lists the sandbox" wait_for "^  $ID "
+keys t
+check "t asks which detached session to attach to" wait_for "Several detached sessions: attach to which\\?"
+expect_match "listing the first" "$KEPT" "$SCREEN"
+expect_match "and the second" "$SECOND" "$SCREEN"
+expect_match "and a new one" "a new session" "$SCREEN"
+keys j Enter
+check "j Enter attaches to the second" wait_for "attached to session $SECOND of ${ID:0:12}"
+check "showing its output" wait_for "^second-session-49$"
+expect_match "the first stays detached" "^$KEPT true false$" "$(sessions session_id running attached)"
+keys C-b d
+check "detached again" wait_for "^  $ID "
+keys t
+check "the picker again" wait_for "attach to which"
+keys Escape
+check "Esc cancels it" wait_gone "attach to which"
+expect_eq "and attaches nothing" 2 "$(sessions running attached | grep -c '^true false$')"
+keys q
+check "q quits" wait_for "^EXIT=0$"
 finish

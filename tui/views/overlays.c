@@ -132,6 +132,66 @@ bool tui_confirm_key(tui_app *app, int key)
     return true;
 }
 
+/* ---- which detached session t attaches to ---------------------------------------------- */
+
+void tui_sessions_draw(tui_app *app)
+{
+    int y, x, h, w;
+    int rows = (int)app->npick + 1;
+    centered(app, rows + 5, 72, &y, &x, &h, &w);
+    char buf[160];
+    snprintf(buf, sizeof buf, "sessions of %.12s", app->pick_sandbox);
+    tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), buf);
+    tui_put(y + 1, x + 2, w - 4, "Several detached sessions: attach to which?",
+            tui_attr(TH_NORMAL) | A_BOLD, false);
+    for (int i = 0; i < rows && y + 2 + i < y + h - 2; i++) {
+        char size[24];
+        if (i < (int)app->npick) {
+            const sm_pty_session_info *si = &app->pick[i];
+            sm_format_bytes((double)si->bytes, size, sizeof size);
+            snprintf(buf, sizeof buf, "%-14.14s %-8s output %s", si->id, si->command, size);
+        } else {
+            snprintf(buf, sizeof buf, "a new session");
+        }
+        bool sel = (size_t)i == app->pick_sel;
+        tui_put(y + 2 + i, x + 2, w - 4, buf, tui_attr(sel ? TH_SELECTED : TH_NORMAL), true);
+    }
+    tui_put(y + h - 2, x + 2, w - 4, "j/k choose   Enter attach   n new   Esc cancel",
+            tui_attr(TH_KEY), false);
+}
+
+bool tui_sessions_key(tui_app *app, int key)
+{
+    switch (key) {
+    case 'j':
+    case KEY_DOWN:
+        if (app->pick_sel < app->npick)
+            app->pick_sel++;
+        return true;
+    case 'k':
+    case KEY_UP:
+        if (app->pick_sel > 0)
+            app->pick_sel--;
+        return true;
+    case '\r':
+    case '\n':
+    case KEY_ENTER:
+    case 'n':
+        app->overlay = OV_NONE;
+        tui_panes_attach(app, app->pick_sandbox,
+                         key == 'n' || app->pick_sel >= app->npick ? NULL
+                                                                   : app->pick[app->pick_sel].id);
+        break;
+    case 27:
+    case 'q': app->overlay = OV_NONE; break;
+    default: return true;
+    }
+    free(app->pick);
+    app->pick = NULL;
+    app->npick = 0;
+    return true;
+}
+
 /* ---- create form ------------------------------------------------------------------------- */
 
 static const char *form_labels[TUI_FORM_FIELDS] = {
