@@ -53,6 +53,31 @@ double bench_percentile(double *v, size_t n, double q)
     return v[k - 1];
 }
 
+double bench_ratio(double a, double b)
+{
+    return a >= 0 && b > 0 ? a / b : -1;
+}
+
+void bench_fmt_num(char *buf, size_t len, double v)
+{
+    if (v < 0)
+        snprintf(buf, len, "-");
+    else if (v >= 100)
+        snprintf(buf, len, "%.0f", v);
+    else if (v >= 1)
+        snprintf(buf, len, "%.2f", v);
+    else
+        snprintf(buf, len, "%.3f", v);
+}
+
+void bench_fmt_ratio(char *buf, size_t len, double r)
+{
+    if (r < 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, r < 0.1 ? "%.3fx" : "%.2fx", r);
+}
+
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static sm_sandbox **live;
 static size_t nlive, live_cap;

@@ -1,5 +1,6 @@
-/* What the benchmarks of bench/ share: the interrupt flag, a clock, nearest-rank percentiles and
- * a registry of live sandboxes so that every exit path removes the ones a benchmark made. */
+/* What the benchmarks of bench/ share: the interrupt flag, a clock, nearest-rank percentiles,
+ * the table's number formats and a registry of live sandboxes so that every exit path removes the
+ * ones a benchmark made. */
 #ifndef SANDMAN_BENCH_UTIL_H
 #define SANDMAN_BENCH_UTIL_H
 
@@ -19,6 +20,12 @@ double bench_now(void);
 /* Nearest-rank percentile q of n samples (sorted in place; the median of an even count is the
  * mean of the middle two); -1 when n is 0. */
 double bench_percentile(double *v, size_t n, double q);
+
+/* a / b, or -1 when either is missing (negative) or b is 0. */
+double bench_ratio(double a, double b);
+/* The table's number and ratio cells: "-" for a missing (negative) value. */
+void bench_fmt_num(char *buf, size_t len, double v);
+void bench_fmt_ratio(char *buf, size_t len, double r);
 
 /* Starts a sandbox on p with spec (freed here) and registers it; NULL and the error in msg on
  * failure. */

@@ -90,36 +90,13 @@ typedef struct row {
     bool pass;
 } row;
 
-static double ratio(double a, double b)
-{
-    return a >= 0 && b > 0 ? a / b : -1;
-}
-
-static void fmt_num(char *buf, size_t len, double v)
-{
-    if (v < 0)
-        snprintf(buf, len, "-");
-    else if (v >= 100)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.2f", v);
-}
-
-static void fmt_ratio(char *buf, size_t len, double r)
-{
-    if (r < 0)
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.2fx", r);
-}
-
 static void row_judge(row *r)
 {
     if (r->limit < 0) {
         r->pass = true;
         return;
     }
-    double x = r->absolute ? r->med : ratio(r->med, r->base1);
+    double x = r->absolute ? r->med : bench_ratio(r->med, r->base1);
     r->pass = x >= 0 && (r->strict ? x < r->limit : x <= r->limit);
 }
 
@@ -131,12 +108,12 @@ static void print_table(const row *rows, size_t n)
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
         char med[32], p90[32], b1[32], b2[32], r1[32], r2[32];
-        fmt_num(med, sizeof med, r->med);
-        fmt_num(p90, sizeof p90, r->p90);
-        fmt_num(b1, sizeof b1, r->base1);
-        fmt_num(b2, sizeof b2, r->base2);
-        fmt_ratio(r1, sizeof r1, ratio(r->med, r->base1));
-        fmt_ratio(r2, sizeof r2, ratio(r->med, r->base2));
+        bench_fmt_num(med, sizeof med, r->med);
+        bench_fmt_num(p90, sizeof p90, r->p90);
+        bench_fmt_num(b1, sizeof b1, r->base1);
+        bench_fmt_num(b2, sizeof b2, r->base2);
+        bench_fmt_ratio(r1, sizeof r1, bench_ratio(r->med, r->base1));
+        bench_fmt_ratio(r2, sizeof r2, bench_ratio(r->med, r->base2));
         printf("| %s | %s %s | %s | %s | %s | %s | %s | %s |\n", r->metric, med, r->unit, p90,
                r->base1_name, b1, r1, r->target,
                r->limit < 0 ? "info"
@@ -157,11 +134,11 @@ static cJSON *row_json(const row *r)
         cJSON_AddNumberToObject(o, "p90", r->p90);
     cJSON_AddStringToObject(o, "baseline", r->base1_name);
     cJSON_AddNumberToObject(o, "baseline_median", r->base1);
-    cJSON_AddNumberToObject(o, "ratio", ratio(r->med, r->base1));
+    cJSON_AddNumberToObject(o, "ratio", bench_ratio(r->med, r->base1));
     if (r->base2_name) {
         cJSON_AddStringToObject(o, "baseline2", r->base2_name);
         cJSON_AddNumberToObject(o, "baseline2_median", r->base2);
-        cJSON_AddNumberToObject(o, "ratio2", ratio(r->med, r->base2));
+        cJSON_AddNumberToObject(o, "ratio2", bench_ratio(r->med, r->base2));
     }
     cJSON_AddStringToObject(o, "target", r->target);
     cJSON_AddStringToObject(o, "result", r->limit < 0 ? "info" : r->pass ? "PASS" : "FAIL");

@@ -427,33 +427,6 @@ static row *add_row(row *rows, size_t *n, const char *metric, const char *unit, 
     return r;
 }
 
-static double ratio(double a, double b)
-{
-    return a >= 0 && b > 0 ? a / b : -1;
-}
-
-static void fmt_num(char *buf, size_t len, double v)
-{
-    if (v < 0)
-        snprintf(buf, len, "-");
-    else if (v >= 100)
-        snprintf(buf, len, "%.0f", v);
-    else if (v >= 1)
-        snprintf(buf, len, "%.2f", v);
-    else
-        snprintf(buf, len, "%.3f", v);
-}
-
-static void fmt_ratio(char *buf, size_t len, double r)
-{
-    if (r < 0)
-        snprintf(buf, len, "-");
-    else if (r < 0.1)
-        snprintf(buf, len, "%.3fx", r);
-    else
-        snprintf(buf, len, "%.2fx", r);
-}
-
 static void row_judge(row *r)
 {
     r->pass = r->limit < 0 || (r->med >= 0 && r->med < r->limit);
@@ -472,10 +445,10 @@ static void print_table(const row *rows, size_t n)
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
         char med[32], p90[32], b[32], rt[32];
-        fmt_num(med, sizeof med, r->med);
-        fmt_num(p90, sizeof p90, r->p90);
-        fmt_num(b, sizeof b, r->base);
-        fmt_ratio(rt, sizeof rt, ratio(r->med, r->base));
+        bench_fmt_num(med, sizeof med, r->med);
+        bench_fmt_num(p90, sizeof p90, r->p90);
+        bench_fmt_num(b, sizeof b, r->base);
+        bench_fmt_ratio(rt, sizeof rt, bench_ratio(r->med, r->base));
         printf("| %s | %s %s | %s | %s | %s %s | %s | %s | %s |\n", r->metric, med, r->unit, p90,
                r->base_name ? r->base_name : "-", b, r->base >= 0 ? r->unit : "", rt, r->target,
                row_result(r));
@@ -493,7 +466,7 @@ static cJSON *row_json(const row *r)
     if (r->base_name) {
         cJSON_AddStringToObject(o, "baseline", r->base_name);
         cJSON_AddNumberToObject(o, "baseline_value", r->base);
-        cJSON_AddNumberToObject(o, "ratio", ratio(r->med, r->base));
+        cJSON_AddNumberToObject(o, "ratio", bench_ratio(r->med, r->base));
     }
     cJSON_AddStringToObject(o, "target", r->target);
     cJSON_AddStringToObject(o, "result", row_result(r));
