@@ -188,6 +188,20 @@ int tui_color_for_tier(const tui_color *c, tui_color_tier tier)
     }
 }
 
+attr_t tui_color_fold8(int *fg, int *bg, tui_color_tier tier)
+{
+    if (tier != TUI_TIER_16 || COLORS >= 16)
+        return 0;
+    attr_t a = 0;
+    if (*fg >= 8) {
+        *fg -= 8;
+        a = A_BOLD;
+    }
+    if (*bg >= 8)
+        *bg -= 8;
+    return a;
+}
+
 /* ------------------------------------------------------------------ parsing */
 
 static int theme_error(sm_error *err, const char *origin, const char *fmt, ...)
@@ -634,15 +648,7 @@ void tui_theme_apply(const tui_theme *t, tui_color_tier tier)
             continue;
         }
         int fg = tui_color_for_tier(&s->fg, tier), bg = tui_color_for_tier(&s->bg, tier);
-        if (tier == TUI_TIER_16 && COLORS < 16) {
-            /* 8-colour terminals show bright foregrounds as bold. */
-            if (fg >= 8) {
-                fg -= 8;
-                a |= A_BOLD;
-            }
-            if (bg >= 8)
-                bg -= 8;
-        }
+        a |= tui_color_fold8(&fg, &bg, tier);
         if (!defaults) {
             if (fg < 0)
                 fg = COLOR_WHITE;

@@ -109,6 +109,10 @@ tui_color_tier tui_color_tier_detect(const char *no_color_env, bool has_colors, 
  * rgb values below 8 are nudged to 8). */
 int tui_color_for_tier(const tui_color *c, tui_color_tier tier);
 
+/* On a terminal with fewer than 16 colours, folds tier-16 colours 8..15 onto 0..7; returns
+ * A_BOLD when a bright foreground needs it (the 8-colour way to show bright), else 0. */
+attr_t tui_color_fold8(int *fg, int *bg, tui_color_tier tier);
+
 /* Creates colour pairs 1..TH__COUNT for the roles (call after start_color() and, for default
  * colours, use_default_colors()); the tier is lowered to what the terminal reports. In MONO only
  * attributes are used: each role gets a built-in attribute (selected reverse, header/title/

@@ -70,14 +70,7 @@ static attr_t cell_attr(const tui_cell *c, short *pair_out)
     *pair_out = 0;
     if (g_tier != TUI_TIER_MONO) {
         int fg = map_color(&c->fg, true), bg = map_color(&c->bg, false);
-        if (g_tier == TUI_TIER_16 && COLORS < 16) { /* 8 colours: bright is bold */
-            if (fg >= 8) {
-                fg -= 8;
-                a |= A_BOLD;
-            }
-            if (bg >= 8)
-                bg -= 8;
-        }
+        a |= tui_color_fold8(&fg, &bg, g_tier);
         if (fg != -1 || bg != -1) {
             int pair = cached_pair(fg, bg);
             if (pair > 0)
