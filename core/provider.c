@@ -209,6 +209,18 @@ void sm_sandbox_info_free(sm_sandbox_info *i)
     sm_sandbox_info_init(i);
 }
 
+static int cmp_created(const void *a, const void *b)
+{
+    const sm_sandbox_info *x = a, *y = b;
+    return (x->created_at > y->created_at) - (x->created_at < y->created_at);
+}
+
+void sm_sandbox_info_sort(sm_sandbox_info *list, size_t n)
+{
+    if (n > 1)
+        qsort(list, n, sizeof *list, cmp_created);
+}
+
 void sm_sandbox_info_list_free(sm_sandbox_info *list, size_t n)
 {
     for (size_t i = 0; i < n; i++)

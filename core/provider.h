@@ -72,6 +72,8 @@ typedef struct sm_sandbox_info {
 void sm_sandbox_info_init(sm_sandbox_info *i);
 void sm_sandbox_info_free(sm_sandbox_info *i);
 void sm_sandbox_info_list_free(sm_sandbox_info *list, size_t n);
+/* Sorts a list oldest first (by created_at), the order providers' list returns. */
+void sm_sandbox_info_sort(sm_sandbox_info *list, size_t n);
 cJSON *sm_sandbox_info_to_json(const sm_sandbox_info *i);
 /* Seconds of TTL left at wall time now; -1 without a TTL; 0 once expired or ended. */
 double sm_sandbox_info_ttl_left(const sm_sandbox_info *i, double now);

@@ -1453,12 +1453,6 @@ static int docker_status(sm_provider *p, sm_handle *h, sm_sandbox_info *info, sm
     return SM_OK;
 }
 
-static int cmp_created(const void *a, const void *b)
-{
-    const sm_sandbox_info *x = a, *y = b;
-    return (x->created_at > y->created_at) - (x->created_at < y->created_at);
-}
-
 /* Without `all`: running (and starting) sandman containers. With `all`: every container of the
  * engine, whoever made it and whatever its state (the dashboard shows them all; foreign ones
  * are marked in provider_info). */
@@ -1486,8 +1480,7 @@ static int docker_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info 
         (*n)++;
     }
     cJSON_Delete(list);
-    if (*n > 1)
-        qsort(*out, *n, sizeof **out, cmp_created);
+    sm_sandbox_info_sort(*out, *n);
     return SM_OK;
 }
 

@@ -465,12 +465,6 @@ static bool labels_match(const sm_map *want, const sm_map *have)
     return true;
 }
 
-static int cmp_created(const void *a, const void *b)
-{
-    const sm_sandbox_info *x = a, *y = b;
-    return (x->created_at > y->created_at) - (x->created_at < y->created_at);
-}
-
 static int local_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, size_t *n,
                       sm_error *err)
 {
@@ -506,8 +500,7 @@ static int local_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info *
         (*out)[(*n)++] = info;
     }
     closedir(d);
-    if (*n > 1)
-        qsort(*out, *n, sizeof **out, cmp_created);
+    sm_sandbox_info_sort(*out, *n);
     return SM_OK;
 }
 
