@@ -146,6 +146,23 @@ static void insert_newest_first(cJSON *list, cJSON *ev)
     cJSON_InsertItemInArray(list, idx, ev);
 }
 
+/* Drops everything after the first max items of a list, in one walk (counting and detaching
+ * one by one walks the list once per item). cJSON chains items by next/prev and keeps the last
+ * one in the first one's prev. */
+static void keep_newest(cJSON *list, int max)
+{
+    cJSON *last = list->child;
+    for (int i = 1; last && i < max; i++)
+        last = last->next;
+    if (!last || !last->next)
+        return;
+    cJSON *rest = last->next;
+    last->next = NULL;
+    list->child->prev = last;
+    rest->prev = NULL;
+    cJSON_Delete(rest); /* rest and every item after it */
+}
+
 void tui_model_add_events(tui_model *m, cJSON *events)
 {
     if (!events)
@@ -162,10 +179,8 @@ void tui_model_add_events(tui_model *m, cJSON *events)
         insert_newest_first(m->journal, ev);
     }
     cJSON_Delete(events);
-    while (cJSON_GetArraySize(m->events) > TUI_MAX_EVENTS)
-        cJSON_Delete(cJSON_DetachItemFromArray(m->events, TUI_MAX_EVENTS));
-    while (cJSON_GetArraySize(m->journal) > TUI_MAX_EVENTS)
-        cJSON_Delete(cJSON_DetachItemFromArray(m->journal, TUI_MAX_EVENTS));
+    keep_newest(m->events, TUI_MAX_EVENTS);
+    keep_newest(m->journal, TUI_MAX_EVENTS);
 }
 
 static bool contains(const char *hay, const char *needle)
