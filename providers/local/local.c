@@ -139,10 +139,15 @@ static void write_launch(const char *dir, const local_provider *lp, const sm_spe
                          const local_cgroups *cg)
 {
     char *path = xasprintf("%s/launch.conf", dir), num[64];
-    FILE *f = fopen(path, "we");
+    /* 0600: it holds the env values the sandbox is given, secrets among them */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     free(path);
-    if (!f)
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
     launch_put(f, "id", id);
     launch_put(f, "dir", dir);
     launch_put(f, "root", rootfs ? "dir" : "host");
@@ -251,6 +256,8 @@ static int start_supervisor(const local_provider *lp, const char *dir, double ti
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 3);
+    /* Nothing else we hold or inherited may reach the supervisor, and through it the sandbox. */
+    posix_spawn_file_actions_addclosefrom_np(&fa, 4);
     posix_spawnattr_init(&attr);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
     pid_t child;

@@ -1,8 +1,10 @@
 /* Exec and PTY sessions on local sandboxes, over the init's control socket. A plain command
- * gets our pipes (or the caller's own descriptors when streaming) passed with SCM_RIGHTS, so
- * its output never goes through the init; a PTY session is relayed by the init, which keeps
- * its recent output for re-attaching. OOM and pids-limit counters are read before and after a
- * command so that its failure is attributed to the right cause. */
+ * gets pipes of ours passed with SCM_RIGHTS, so its output never goes through the init; when
+ * the caller streams, we relay the pipes to its descriptors: no descriptor of the caller's
+ * (a terminal, an output file) ever enters the sandbox, where a process left behind could
+ * read the user's typing or reopen the file through /proc/self/fd. A PTY session is relayed by the
+ * init, which keeps its recent output for re-attaching. OOM and pids-limit counters are read before
+ * and after a command so that its failure is attributed to the right cause. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -110,14 +112,38 @@ static void set_nonblock(int fd)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
-/* Reads what a pipe has; returns false at EOF. */
-static bool pump(int fd, sm_strbuf *b)
+/* Writes all of buf to the caller's descriptor (which may be non-blocking, or a pipe whose
+ * reader left: then the output is dropped, as a closed stdout would drop it). */
+static void relay(int to, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(to, buf, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            struct pollfd pf = {.fd = to, .events = POLLOUT};
+            poll(&pf, 1, 1000);
+            continue;
+        }
+        if (w <= 0)
+            return;
+        buf += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Reads what a pipe has into b, or on to the descriptor `to` when it is >= 0; returns false at
+ * EOF. */
+static bool pump(int fd, sm_strbuf *b, int to)
 {
     char buf[65536];
     for (;;) {
         ssize_t r = read(fd, buf, sizeof buf);
         if (r > 0) {
-            sm_strbuf_append(b, buf, (size_t)r);
+            if (to >= 0)
+                relay(to, buf, (size_t)r);
+            else
+                sm_strbuf_append(b, buf, (size_t)r);
             continue;
         }
         if (r < 0 && errno == EINTR)
@@ -139,28 +165,32 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     long long oom0 = -1, pids0 = -1;
     local_cg_counters(&r.cg, &oom0, &pids0);
 
-    int sock = -1, devnull = -1, out[2] = {-1, -1}, errp[2] = {-1, -1};
+    /* stdin is a pipe whose writer is closed at once: the command reads end of file */
+    int sock = -1, in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1};
     rc = local_ctl_connect(&r, &sock, err);
-    if (rc == SM_OK) {
-        devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if ((req->stdout_fd < 0 && pipe2(out, O_CLOEXEC) < 0) ||
-            (req->stderr_fd < 0 && pipe2(errp, O_CLOEXEC) < 0) || devnull < 0)
-            rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_SANDBOX_ERROR, "pipe: %s", strerror(errno));
-    }
+    if (rc == SM_OK &&
+        (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0))
+        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_SANDBOX_ERROR, "pipe: %s", strerror(errno));
+    if (in[1] >= 0)
+        close(in[1]);
     if (rc == SM_OK) {
         char **env = local_build_env(&r, req->env, NULL);
         size_t len;
         char *payload = spawn_payload(&r, req->cmd, req->cwd, req->user, env, &len);
-        int fds[3] = {devnull, req->stdout_fd >= 0 ? req->stdout_fd : out[1],
-                      req->stderr_fd >= 0 ? req->stderr_fd : errp[1]};
-        if (lp_send(sock, LP_EXEC, 0, 0, 0, payload, len, fds, 3) < 0)
+        int fds[3] = {in[0], out[1], errp[1]};
+        if (len > LP_MAX_PAYLOAD)
+            rc = sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                              "the command and its environment take %zu bytes; at most %u are "
+                              "allowed",
+                              len, LP_MAX_PAYLOAD);
+        else if (lp_send(sock, LP_EXEC, 0, 0, 0, payload, len, fds, 3) < 0)
             rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_SANDBOX_ERROR,
                               "sending the command to sandbox %s: %s", h->id, strerror(errno));
         free(payload);
         free_strv(env);
     }
-    if (devnull >= 0)
-        close(devnull);
+    if (in[0] >= 0)
+        close(in[0]);
     if (out[1] >= 0)
         close(out[1]);
     if (errp[1] >= 0)
@@ -193,9 +223,9 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         if (poll(pf, (nfds_t)n, ms) < 0 && errno != EINTR)
             break;
         if (out_open && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
-            out_open = pump(out[0], &ob);
+            out_open = pump(out[0], &ob, req->stdout_fd);
         if (err_open && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)))
-            err_open = pump(errp[0], &eb);
+            err_open = pump(errp[0], &eb, req->stderr_fd);
         if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             struct lp_frame f;
             int got = lp_recv(sock, &f);
@@ -214,11 +244,11 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         }
     }
     if (out[0] >= 0) {
-        pump(out[0], &ob);
+        pump(out[0], &ob, req->stdout_fd);
         close(out[0]);
     }
     if (errp[0] >= 0) {
-        pump(errp[0], &eb);
+        pump(errp[0], &eb, req->stderr_fd);
         close(errp[0]);
     }
     if (sock >= 0)
@@ -229,11 +259,11 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     snprintf(f->sandbox_id, sizeof f->sandbox_id, "%s", h->id);
     snprintf(f->provider, sizeof f->provider, "local");
     res->duration_s = sm_now_mono() - t0;
-    if (out[0] >= 0) {
+    if (req->stdout_fd < 0) {
         res->out_len = ob.len;
         res->out = sm_strbuf_take(&ob);
     }
-    if (errp[0] >= 0) {
+    if (req->stderr_fd < 0) {
         res->err_len = eb.len;
         res->err = sm_strbuf_take(&eb);
     }

@@ -5,18 +5,24 @@
 #   sm ARGS...             sandman as the current mode's user ($MODE is root or user)
 #   inside ID SHELL-CMD    runs the command in the sandbox; sets OUT, ERR, RC
 #   say WHAT               prefixes check names with the mode
+#   as_mode CMD...         runs a host command as the current mode's user
+#   SM_ARGV                the command line that sm runs (for script -c, sh -c 'exec ...')
+#   mode_state             prints the current mode's state directory
 . "$(dirname "$0")/../lib.sh"
 
 MODE=root
 ROOT_STATE=$SANDMAN_STATE_DIR
 
 sm() { "$SANDMAN" "$@"; }
+SM_ARGV=(env SANDMAN_STATE_DIR="$SANDMAN_STATE_DIR" "$SANDMAN")
 inside() {
     local id=$1
     shift
     run sm exec "$id" -- "$@"
 }
 say() { echo "[$MODE] $*"; }
+as_mode() { "$@"; }
+mode_state() { echo "$SANDMAN_STATE_DIR"; }
 
 # The unprivileged user's own copies of the binaries, reachable whatever the build tree's modes.
 user_setup() {
@@ -59,6 +65,11 @@ run_modes() {
     user_setup
     MODE=user
     sm() { sm_user "$@"; }
+    SM_ARGV=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$USER_STATE"
+        SANDMAN_STATE_DIR="$USER_STATE/state" SANDMAN_SUPERVISOR="$USER_SUPERVISOR"
+        XDG_CONFIG_HOME="$USER_STATE/config" "$USER_SANDMAN")
+    as_mode() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$USER_STATE" "$@"; }
+    mode_state() { echo "$USER_STATE/state"; }
     attacks
     finish
 }
