@@ -144,6 +144,8 @@ void lp_frame_free(struct lp_frame *f)
 int lp_reader_fill(struct lp_reader *r, int fd)
 {
     for (;;) {
+        if (r->len >= sizeof(struct lp_hdr) + LP_MAX_PAYLOAD)
+            return 0; /* a whole frame's worth is buffered: let the caller take it first */
         if (r->cap - r->len < 65536) {
             size_t cap = r->cap ? r->cap * 2 : 131072;
             char *nb = realloc(r->buf, cap);

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LP_MAX_PAYLOAD (64u << 20)
+#define LP_MAX_PAYLOAD (8u << 20) /* a request's strings (command, env) or a chunk of data */
 #define LP_MAX_FDS     4
 
 enum lp_type {

@@ -1,8 +1,8 @@
 /* The sandbox init's setup (runs as PID 1 of the new PID namespace, in new mount, UTS, IPC,
  * cgroup and usually network and user namespaces): builds the root filesystem, mounts /proc,
  * /dev and /sys, brings up loopback, sets the hostname, drops capabilities from the bounding
- * set, opens the control socket, then serves. The root is either the host root bound
- * read-only with a private writable /tmp and workdir ("host"), or a rootfs directory under a
+ * set, then serves the clients the supervisor's gate hands over. The root is either the host root
+ * bound read-only with a private writable /tmp and workdir ("host"), or a rootfs directory under a
  * copy-on-write overlay ("dir"), so the image is never modified. */
 #include <dirent.h>
 #include <errno.h>
@@ -267,28 +267,13 @@ static void drop_capabilities(void)
     }
 }
 
-static int open_control_socket(int *out, char *msg, size_t len)
-{
-    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "ctl.sock"); /* relative: cwd is the sandbox dir */
-    unlink("ctl.sock");
-    if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(s, 128) < 0)
-        return fail(msg, len, "opening the control socket", "ctl.sock");
-    chmod("ctl.sock", 0600);
-    *out = s;
-    return 0;
-}
-
-int setup_sandbox(const struct launch *l, int *listen_fd, char *msg, size_t len)
+int setup_sandbox(const struct launch *l, char *msg, size_t len)
 {
     char root[4096], path[4096];
     const char *dir = launch_get(l, "dir", "");
     snprintf(root, sizeof root, "%s/root", dir);
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         return fail(msg, len, "making mounts private", "/");
-    if (open_control_socket(listen_fd, msg, len) < 0)
-        return -1;
     int rc = strcmp(launch_get(l, "root", "host"), "dir") == 0 ? build_dir_root(l, root, msg, len)
                                                                : build_host_root(l, root, msg, len);
     if (rc < 0)
@@ -330,12 +315,11 @@ int init_main(void *arg)
         _exit(1);
     unshare(CLONE_NEWCGROUP); /* the sandbox sees its own cgroup as "/" */
     prctl(PR_SET_NAME, "sandman-init", 0, 0, 0);
-    int listen_fd = -1;
-    if (setup_sandbox(ia->l, &listen_fd, msg, sizeof msg) < 0) {
+    if (setup_sandbox(ia->l, msg, sizeof msg) < 0) {
         dprintf(ia->status_fd, "err %s\n", msg);
         _exit(255);
     }
     dprintf(ia->status_fd, "ok\n");
-    server_run(listen_fd, ia->l, ia->status_fd); /* the pipe stays open for the entry's end */
+    server_run(ia->handoff_fd, ia->l, ia->status_fd); /* the pipe stays open for the entry's end */
     _exit(255);
 }

@@ -1,9 +1,12 @@
-/* The sandbox init's control server: accepts clients on ctl.sock and runs their commands
- * inside the sandbox (it already is inside every namespace and cgroup, so a command is just a
- * fork + exec). Plain commands get the client's own pipes (LP_EXEC + SCM_RIGHTS); PTY
+/* The sandbox init's control server: serves the clients the supervisor's gate hands over and
+ * runs their commands inside the sandbox (it already is inside every namespace and cgroup, so a
+ * command is just a fork + exec). Plain commands get the client's pipes (LP_EXEC + SCM_RIGHTS;
+ * nothing but pipes and sockets is accepted, so no terminal or file of the user's enters); PTY
  * sessions get a terminal from the sandbox's devpts, whose output the init relays and keeps
  * (the last 1 MiB) so a client can detach and re-attach later (since offset, takeover).
- * As PID 1 it also reaps every orphan. Single-threaded poll loop; libc only. */
+ * As PID 1 it also reaps every orphan. Single-threaded poll loop; libc only. Every request is
+ * checked field by field and every buffer is bounded: a client can neither crash the init nor
+ * make it grow. */
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -33,6 +36,8 @@
 #define MAX_PROCS  512
 #define RING_CAP   (1u << 20)
 #define WBUF_PAUSE (256u << 10)
+#define WBUF_MAX   (4u << 20) /* a client that never reads its replies is dropped past this */
+#define INPUT_MAX  (1u << 20) /* terminal input waiting for the program; reading pauses past it */
 
 enum proc_kind { PK_EXEC, PK_PTY, PK_ENTRY };
 
@@ -92,6 +97,10 @@ static void queue(struct conn *c, int type, int64_t a, int64_t b, const void *da
         return;
     struct lp_hdr h = {.len = (uint32_t)len, .type = (uint16_t)type, .a = a, .b = b};
     size_t need = c->wlen + sizeof h + len;
+    if (need > WBUF_MAX + RING_CAP) {
+        c->dead = 1;
+        return;
+    }
     if (need > c->wcap) {
         size_t cap = c->wcap ? c->wcap : 8192;
         while (cap < need)
@@ -164,6 +173,8 @@ static void replay(struct proc *p, struct conn *c, long long since)
     long long base = p->total - (long long)p->ring_len;
     if (since < base)
         since = base;
+    if (since > p->total)
+        since = p->total; /* past the end: nothing to replay yet */
     size_t skip = (size_t)(since - base);
     size_t left = p->ring_len - skip;
     long long off = since;
@@ -427,6 +438,13 @@ static void handle_exec(struct conn *c, struct lp_frame *f)
         send_error(c, EINVAL, "malformed exec request");
         return;
     }
+    for (int i = 0; i < 3; i++) {
+        struct stat st;
+        if (fstat(f->fds[i], &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+            send_error(c, EINVAL, "exec request: descriptor %d is not a pipe or socket", i);
+            return;
+        }
+    }
     memcpy(r.fds, f->fds, sizeof r.fds);
     struct proc *p = proc_new();
     if (!p) {
@@ -445,6 +463,12 @@ static void handle_exec(struct conn *c, struct lp_frame *f)
     queue(c, LP_STARTED, pid, 0, NULL, 0);
 }
 
+/* Terminal sizes a client may ask for (rows or columns). */
+static int valid_size(int64_t v)
+{
+    return v > 0 && v <= 10000;
+}
+
 static void handle_pty_open(struct conn *c, struct lp_frame *f)
 {
     const char *strs[1024];
@@ -461,8 +485,8 @@ static void handle_pty_open(struct conn *c, struct lp_frame *f)
             close(master);
         return;
     }
-    struct winsize ws = {.ws_row = (unsigned short)(f->h.a > 0 ? f->h.a : 24),
-                         .ws_col = (unsigned short)(f->h.b > 0 ? f->h.b : 80)};
+    struct winsize ws = {.ws_row = (unsigned short)(valid_size(f->h.a) ? f->h.a : 24),
+                         .ws_col = (unsigned short)(valid_size(f->h.b) ? f->h.b : 80)};
     ioctl(master, TIOCSWINSZ, &ws);
     int slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
     struct proc *p = slave < 0 ? NULL : proc_new();
@@ -505,9 +529,13 @@ static void session_send_exit(struct proc *p)
 
 static void handle_attach(struct conn *c, struct lp_frame *f)
 {
-    struct proc *p = session_by_id(f->payload ? f->payload : "");
+    if (!f->payload || strlen(f->payload) >= sizeof procs[0].id || f->h.a < 0) {
+        send_error(c, EINVAL, "malformed attach request");
+        return;
+    }
+    struct proc *p = session_by_id(f->payload);
     if (!p) {
-        send_error(c, ENOENT, "no PTY session '%s' in this sandbox", f->payload ? f->payload : "");
+        send_error(c, ENOENT, "no PTY session '%s' in this sandbox", f->payload);
         return;
     }
     if (p->owner && p->owner != c) {
@@ -653,7 +681,9 @@ static void handle_frame(struct conn *c, struct lp_frame *f)
     case LP_PTY_ATTACH: handle_attach(c, f); break;
     case LP_SESSIONS: handle_sessions(c); break;
     case LP_KILL:
-        if ((p = exec_of(c)) != NULL || (p = session_of(c)) != NULL) {
+        if (f->h.a < 1 || f->h.a > 64) {
+            send_error(c, EINVAL, "kill request: signal %lld is not 1..64", (long long)f->h.a);
+        } else if ((p = exec_of(c)) != NULL || (p = session_of(c)) != NULL) {
             if (f->h.a == SIGKILL)
                 kill_tree(p->pid);
             else
@@ -661,7 +691,8 @@ static void handle_frame(struct conn *c, struct lp_frame *f)
         }
         break;
     case LP_DATA:
-        if ((p = session_of(c)) != NULL && !p->exited && f->h.len) {
+        if ((p = session_of(c)) != NULL && !p->exited && f->h.len &&
+            p->in_len + f->h.len <= INPUT_MAX + LP_MAX_PAYLOAD) {
             char *nb = realloc(p->in, p->in_len + f->h.len);
             if (nb) {
                 memcpy(nb + p->in_len, f->payload, f->h.len);
@@ -671,7 +702,8 @@ static void handle_frame(struct conn *c, struct lp_frame *f)
         }
         break;
     case LP_RESIZE:
-        if ((p = session_of(c)) != NULL && p->master >= 0) {
+        if ((p = session_of(c)) != NULL && p->master >= 0 && valid_size(f->h.a) &&
+            valid_size(f->h.b)) {
             struct winsize ws = {.ws_row = (unsigned short)f->h.a,
                                  .ws_col = (unsigned short)f->h.b};
             ioctl(p->master, TIOCSWINSZ, &ws);
@@ -825,6 +857,7 @@ static void start_entrypoint(const struct launch *l)
         sigfillset(&all);
         sigprocmask(SIG_UNBLOCK, &all, NULL);
         setsid();
+        close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
         const char *wd = launch_get(l, "workdir", "");
         if (*wd && chdir(wd) < 0) {
         }
@@ -840,7 +873,31 @@ static void start_entrypoint(const struct launch *l)
     }
 }
 
-void server_run(int listen_fd, const struct launch *l, int report_fd)
+/* Pauses reading a client whose session already has this much input waiting, or whose replies
+ * pile up unread. */
+static int conn_paused(struct conn *c)
+{
+    if (c->wlen > WBUF_MAX)
+        return 1;
+    struct proc *p = session_of(c);
+    return p && p->in_len > INPUT_MAX;
+}
+
+static void add_conn(int fd)
+{
+    for (int i = 0; i < MAX_CONNS; i++) {
+        if (!conns[i].used) {
+            memset(&conns[i], 0, sizeof conns[i]);
+            conns[i].used = 1;
+            conns[i].fd = fd;
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+            return;
+        }
+    }
+    close(fd);
+}
+
+void server_run(int handoff_fd, const struct launch *l, int report_fd)
 {
     g_launch = l;
     g_report_fd = report_fd;
@@ -858,13 +915,14 @@ void server_run(int listen_fd, const struct launch *l, int report_fd)
         int n = 0;
         pfd[n] = (struct pollfd){.fd = sfd, .events = POLLIN};
         who[n++] = NULL;
-        pfd[n] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+        pfd[n] = (struct pollfd){.fd = handoff_fd, .events = POLLIN};
         who[n++] = NULL;
         for (int i = 0; i < MAX_CONNS; i++) {
             if (!conns[i].used)
                 continue;
-            pfd[n] = (struct pollfd){.fd = conns[i].fd,
-                                     .events = (short)(POLLIN | (conns[i].wlen ? POLLOUT : 0))};
+            short ev =
+                (short)((conn_paused(&conns[i]) ? 0 : POLLIN) | (conns[i].wlen ? POLLOUT : 0));
+            pfd[n] = (struct pollfd){.fd = conns[i].fd, .events = ev};
             who[n++] = &conns[i];
         }
         for (int i = 0; i < MAX_PROCS; i++) {
@@ -888,21 +946,12 @@ void server_run(int listen_fd, const struct launch *l, int report_fd)
             }
             reap();
         }
-        if (pfd[1].revents & POLLIN) {
-            int fd;
-            while ((fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-                int slot = -1;
-                for (int i = 0; i < MAX_CONNS && slot < 0; i++)
-                    if (!conns[i].used)
-                        slot = i;
-                if (slot < 0) {
-                    close(fd);
-                    continue;
-                }
-                memset(&conns[slot], 0, sizeof conns[slot]);
-                conns[slot].used = 1;
-                conns[slot].fd = fd;
-            }
+        if (pfd[1].revents) {
+            int fd = gate_receive(handoff_fd);
+            if (fd >= 0)
+                add_conn(fd);
+            else if (fd == -2)
+                handoff_fd = -1; /* the supervisor is gone: no new clients can come */
         }
         for (int k = 2; k < n; k++) {
             if (!pfd[k].revents)

@@ -13,6 +13,7 @@
 struct init_args {
     const struct launch *l;
     int go_fd;        /* read end: the supervisor says "go" once cgroups/id maps are set */
+    int handoff_fd;   /* the init's end of the gate's socket pair: accepted clients arrive here */
     int status_fd;    /* write end: "ok\n" or "err <message>\n"; later "entry ..." (server_run) */
     int close_fds[8]; /* the supervisor's own descriptors (its lock above all) */
     int nclose;
@@ -22,12 +23,21 @@ struct init_args {
 int init_main(void *arg);
 
 /* Namespace and filesystem setup inside the init. On error fills msg and returns -1. */
-int setup_sandbox(const struct launch *l, int *listen_fd, char *msg, size_t len);
+int setup_sandbox(const struct launch *l, char *msg, size_t len);
 
-/* The control server loop (never returns). The launch's optional entrypoint runs as the
- * sandbox's main process: when it ends, "entry exit N" or "entry signal N" goes to report_fd
- * (the supervisor's status pipe; close-on-exec) and the init exits with its status. */
-void server_run(int listen_fd, const struct launch *l, int report_fd);
+/* The control server loop (never returns): clients arrive over handoff_fd. The launch's optional
+ * entrypoint runs as the sandbox's main process: when it ends, "entry exit N" or "entry signal N"
+ * goes to report_fd (the supervisor's status pipe; close-on-exec) and the init exits with its
+ * status. */
+void server_run(int handoff_fd, const struct launch *l, int report_fd);
+
+/* The control socket's gate (gate.c). gate_open binds ctl.sock in the current directory and makes
+ * the socket pair that carries accepted connections to the init; gate_accept (supervisor) takes
+ * every pending connection, refusing peers inside any sandbox; gate_receive (init) returns the
+ * next handed-over connection, -1 when none is there, -2 when the supervisor is gone. */
+int gate_open(int *listen_fd, int pair[2], char *msg, size_t len);
+void gate_accept(int listen_fd, int handoff);
+int gate_receive(int handoff);
 
 /* Writes "err <fmt>" style messages. */
 void sup_fmt(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

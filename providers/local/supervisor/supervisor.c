@@ -1,9 +1,9 @@
 /* The sandbox supervisor: a small static process that outlives whoever created the sandbox.
  * It clones the sandbox init into new namespaces, places it in its cgroups (and writes user
- * namespace id maps), reports readiness, enforces the TTL, and when the init ends records why
- * (TTL expired, OOM kill, killed by user, exited), removes the cgroups and exits.
- * Usage: sandman-supervisor <sandbox-dir> <status-fd>. It holds an exclusive flock on
- * <dir>/lock for its whole life, so anyone can tell whether it is alive. */
+ * namespace id maps), reports readiness, gates the control socket (gate.c), enforces the TTL, and
+ * when the init ends records why (TTL expired, OOM kill, killed by user, exited), removes the
+ * cgroups and exits. Usage: sandman-supervisor <sandbox-dir> <status-fd>. It holds an exclusive
+ * flock on <dir>/lock for its whole life, so anyone can tell whether it is alive. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -444,9 +444,13 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &mask, NULL);
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
-    int go[2], verdict[2];
+    int go[2], verdict[2], listen_fd = -1, gate[2];
     if (pipe2(go, O_CLOEXEC) < 0 || pipe2(verdict, O_CLOEXEC) < 0) {
         dprintf(report, "err pipe: %s\n", strerror(errno));
+        return 1;
+    }
+    if (gate_open(&listen_fd, gate, msg, sizeof msg) < 0) {
+        dprintf(report, "err %s\n", msg);
         return 1;
     }
     int flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC;
@@ -458,9 +462,10 @@ int main(int argc, char **argv)
 
     struct init_args ia = {.l = &l,
                            .go_fd = go[0],
+                           .handoff_fd = gate[1],
                            .status_fd = verdict[1],
-                           .close_fds = {lock, report, sfd, go[1], verdict[0]},
-                           .nclose = 5};
+                           .close_fds = {lock, report, sfd, go[1], verdict[0], listen_fd, gate[0]},
+                           .nclose = 7};
     size_t stack_size = 256 * 1024;
     char *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -472,6 +477,7 @@ int main(int argc, char **argv)
     }
     close(go[0]);
     close(verdict[1]);
+    close(gate[1]);
 
     int ok = (!userns || write_id_maps(init, &l, msg, sizeof msg) == 0) &&
              join_cgroups(init, &l, msg, sizeof msg) == 0;
@@ -506,8 +512,10 @@ int main(int argc, char **argv)
             /* at most an hour per wait: a TTL of years in ms does not fit an int */
             ms = left <= 0 ? 0 : left > 3600 ? 3600 * 1000 : (int)(left * 1000) + 1;
         }
-        struct pollfd p = {.fd = sfd, .events = POLLIN};
-        int r = poll(&p, 1, ms);
+        struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = listen_fd, .events = POLLIN}};
+        int r = poll(p, 2, ms);
+        if (r > 0 && p[1].revents)
+            gate_accept(listen_fd, gate[0]);
         if (r == 0 && deadline > 0 && now_mono() >= deadline && !why) {
             why = 'T';
             kill(init, SIGKILL);
