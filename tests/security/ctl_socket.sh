@@ -35,6 +35,8 @@ attacks() {
     inside "$a" "python3 /tmp/lp_client.py $linkdir/a.sock ping"
     expect_match "[$MODE] even for a ping" "refused" "$OUT"
     rm -rf "$linkdir"
+    inside "$a" 'tr "\0" " " < /proc/1/cmdline'
+    expect_eq "[$MODE] the init's command line names no host path (state directory, binary)" "sandman-init" "$(echo $OUT)"
 
     # A replay offset far past the session's output (once made the init spin and grow).
     init=$(sed -n 's/^pid=//p' "$(mode_state)/local/$b/ready")

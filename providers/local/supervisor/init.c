@@ -315,6 +315,14 @@ int init_main(void *arg)
         _exit(1);
     unshare(CLONE_NEWCGROUP); /* the sandbox sees its own cgroup as "/" */
     prctl(PR_SET_NAME, "sandman-init", 0, 0, 0);
+    /* /proc/1/cmdline inside would show the supervisor's path and the state directory */
+    size_t room = 0;
+    for (char **a = ia->argv; *a; a++)
+        room += strlen(*a) + 1;
+    if (room > 0) {
+        memset(ia->argv[0], 0, room);
+        snprintf(ia->argv[0], room, "sandman-init");
+    }
     if (setup_sandbox(ia->l, msg, sizeof msg) < 0) {
         dprintf(ia->status_fd, "err %s\n", msg);
         _exit(255);

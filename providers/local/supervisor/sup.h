@@ -16,6 +16,7 @@ struct init_args {
     int handoff_fd;   /* the init's end of the gate's socket pair: accepted clients arrive here */
     int status_fd;    /* write end: "ok\n" or "err <message>\n"; later "entry ..." (server_run) */
     int close_fds[8]; /* the supervisor's own descriptors (its lock above all) */
+    char **argv;      /* the supervisor's arguments, wiped in the init's copy (they name paths) */
     int nclose;
 };
 

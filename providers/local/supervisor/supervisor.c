@@ -461,6 +461,7 @@ int main(int argc, char **argv)
         flags |= CLONE_NEWUSER;
 
     struct init_args ia = {.l = &l,
+                           .argv = argv,
                            .go_fd = go[0],
                            .handoff_fd = gate[1],
                            .status_fd = verdict[1],
