@@ -30,7 +30,7 @@ expect_eq "only the team=beta sandbox is left" "$B" "$(shown_ids)"
 expect_match "the prompt shows what is typed" "^/team=beta" "$(line 40)"
 keys Enter
 check "Enter keeps the filter and names it in the header" wait_for "filter: team=beta"
-expect_match "the footer hints are back" "q quit" "$(line 40)"
+check "the footer hints are back" wait_until 5 line_matches 40 "q quit"
 keys / C-u
 text running
 check "a status word matches every running sandbox" wait_for "1 Sandboxes \(4\)"
@@ -108,7 +108,7 @@ keys :
 text 'ctx local'
 keys Enter
 check ":ctx local switches the context" wait_for "sandman  ctx local \(local\)"
-expect_match "and says so" "context local \(local\)" "$(line 40)"
+check "and says so" wait_until 5 line_matches 40 "context local \(local\)"
 check "the list shows the sandboxes of the new context" wait_for "^  $NEW "
 keys :
 text 'create --label via=palette'

@@ -114,6 +114,9 @@ wait_until() {
 # line N: line N (1-based) of SCREEN.
 line() { printf '%s\n' "$SCREEN" | sed -n "${1}p"; }
 
+# line_matches N REGEX: a predicate for wait_until (a frame may be caught half drawn).
+line_matches() { line "$1" | grep -Eq -- "$2"; }
+
 # row ID: the list row of that sandbox in SCREEN (empty when not shown).
 row() { printf '%s\n' "$SCREEN" | grep -E "^(  |[^ ] )$1" | head -1; }
 
