@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan bench format clean
+.PHONY: all deps build run test test-stress test-asan bench format clean
 
 all: build
 
@@ -22,6 +22,10 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The same suite with every core loaded by CPU hogs: it must pass as it does on a quiet machine.
+test-stress: build
+	./scripts/test-stress.sh $(BUILD) $(JOBS)
 
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DSANDMAN_WERROR=ON -DSANDMAN_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
