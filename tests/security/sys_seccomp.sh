@@ -62,6 +62,19 @@ Seccomp: 2" "$OUT"
     else
         not_ok "$(say "create with seccomp: unconfined")"
     fi
+    cfg=$(sys_config nnpoff 'no_new_privs: false')
+    BOX=$(sm create -c "$cfg" -p nnpoff)
+    if [ -n "$BOX" ]; then
+        run sm exec "$BOX" -- 'grep -E "^(NoNewPrivs|Seccomp):" /proc/self/status | tr -s "\t " " "'
+        expect_eq "$(say "no_new_privs: false keeps the filter without no_new_privs")" "NoNewPrivs: 0
+Seccomp: 2" "$OUT"
+    else
+        not_ok "$(say "create with no_new_privs: false")"
+    fi
+    cfg=$(sys_config badnnp 'no_new_privs: perhaps')
+    run sm create -c "$cfg" -p badnnp
+    expect_match "$(say "no_new_privs: perhaps is refused, naming the allowed values")" \
+        "no_new_privs must be true or false" "$ERR"
     cfg=$(sys_config badsec 'seccomp: strict')
     run sm create -c "$cfg" -p badsec
     check "$(say "seccomp: strict is refused")" test "$RC" -ne 0
