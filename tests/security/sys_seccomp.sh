@@ -15,6 +15,19 @@ Seccomp: 2" "$OUT"
     expect_eq "$(say "and the init, whose children all inherit both")" "NoNewPrivs: 1
 Seccomp: 2" "$OUT"
 
+    # The entrypoint and PTY sessions (a terminal the sandbox owns) have them too.
+    BOX=$(sm create --entrypoint /bin/sh --entrypoint -c --entrypoint \
+        'grep -E "^(NoNewPrivs|Seccomp):" /proc/self/status >/tmp/entry.txt; exec sleep 600')
+    run sm exec "$BOX" -- 'while [ ! -s /tmp/entry.txt ]; do sleep 0.05; done; tr -s "\t " " " </tmp/entry.txt'
+    expect_eq "$(say "the entrypoint runs with both")" "NoNewPrivs: 1
+Seccomp: 2" "$OUT"
+    # script(1) gives the client a terminal; sm (the mode's sandman) reaches it exported.
+    export SANDMAN USER_STATE=${USER_STATE:-} USER_SANDMAN=${USER_SANDMAN:-} USER_SUPERVISOR=${USER_SUPERVISOR:-}
+    export -f sm sm_user
+    run env SHELL=/bin/bash timeout 60 script -qec \
+        "sm shell $BOX --command 'grep -E ^Seccomp: /proc/self/status'" /dev/null
+    expect_match "$(say "a PTY session runs under the filter")" "Seccomp:.2" "$OUT"
+
     # Planted setuid-root copies of id(1), in /tmp and in a workdir outside /tmp, run by another
     # user. Only root mode maps other users (an unprivileged sandbox maps uid 0 alone).
     box -w /workspace || return
