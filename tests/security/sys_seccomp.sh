@@ -41,6 +41,12 @@ Seccomp: 2" "$OUT"
             run sm exec -u nobody "$BOX" -- "$where/suid-id -u"
             expect_eq "$(say "a setuid-root binary in $where does not give nobody euid 0")" 65534 "$OUT"
         done
+        # The sibling: file capabilities instead of the setuid bit.
+        sm exec "$BOX" -- 'cp "$(readlink -f /usr/bin/python3)" /workspace/cap-python &&
+            setcap cap_setuid+ep /workspace/cap-python'
+        run sm exec -u nobody "$BOX" -- '/workspace/cap-python -c "import os; os.setuid(0); print(os.geteuid())"'
+        check "$(say "a binary with file capabilities does not let nobody setuid(0)")" test "$OUT" != 0
+        expect_match "$(say "it gets a permission error")" "PermissionError" "$ERR"
     fi
 
     probe "$BOX" io_uring

@@ -37,7 +37,7 @@ extern const struct sup_sysnums sup_sysnums_i386;
         __NR_finit_module, __NR_delete_module, __NR_bpf, __NR_perf_event_open, __NR_userfaultfd,   \
         __NR_reboot, __NR_swapon, __NR_swapoff, __NR_acct, __NR_quotactl, __NR_quotactl_fd,        \
         __NR_open_by_handle_at, __NR_name_to_handle_at, __NR_io_uring_setup, __NR_io_uring_enter,  \
-        __NR_io_uring_register, __NR_syslog, __NR_settimeofday, __NR_clock_settime
+        __NR_io_uring_register, __NR_syslog, __NR_settimeofday, __NR_clock_settime, __NR_vhangup
 
 /* What building nested containers needs: allowed only with nested_userns. */
 #define SUP_NSBUILD_COMMON                                                                         \
