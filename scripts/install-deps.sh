@@ -5,7 +5,7 @@ set -eu
 
 PKGS="build-essential cmake pkg-config libncurses-dev libvterm-dev libcurl4-openssl-dev \
 libcjson-dev libyaml-dev libarchive-dev libuv1-dev libcmocka-dev libmicrohttpd-dev \
-tmux bubblewrap busybox-static util-linux iproute2 htop clang-format \
+tmux bubblewrap busybox-static util-linux iproute2 htop clang-format keyutils \
 podman runc conmon catatonit netavark aardvark-dns iptables curl stress-ng"
 [ -n "${SANDMAN_EXTRA_PKGS:-}" ] && PKGS="$PKGS $SANDMAN_EXTRA_PKGS"
 

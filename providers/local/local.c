@@ -27,8 +27,9 @@
 #include "providers/local/local.h"
 #include "providers/local/local_provider.h"
 
-static const char *const config_keys[] = {"network", "pids_limit",        "image", "shell",
-                                          "workdir", "default_timeout_s", NULL};
+static const char *const config_keys[] = {
+    "network",           "pids_limit", "image",         "shell",        "workdir",
+    "default_timeout_s", "seccomp",    "nested_userns", "no_new_privs", NULL};
 
 static char *find_supervisor(void)
 {
@@ -62,6 +63,8 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     lp->image = xstrdup("host");
     lp->shell = xstrdup("/bin/sh");
     lp->default_timeout_s = SM_DEFAULT_EXEC_TIMEOUT_S;
+    lp->seccomp = xstrdup("default");
+    lp->no_new_privs = true;
     p->impl = lp;
     int rc = sm_json_get_string(config, "network", &lp->network, "local", err);
     if (!rc)
@@ -74,6 +77,15 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
         rc = sm_json_get_string(config, "workdir", &lp->workdir, "local", err);
     if (!rc)
         rc = sm_json_get_number(config, "default_timeout_s", &lp->default_timeout_s, "local", err);
+    if (!rc)
+        rc = sm_json_get_string(config, "seccomp", &lp->seccomp, "local", err);
+    if (!rc)
+        rc = sm_json_get_bool(config, "nested_userns", &lp->nested_userns, "local", err);
+    if (!rc)
+        rc = sm_json_get_bool(config, "no_new_privs", &lp->no_new_privs, "local", err);
+    if (!rc && strcmp(lp->seccomp, "default") && strcmp(lp->seccomp, "unconfined"))
+        rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                          "local.seccomp must be default or unconfined, not '%s'", lp->seccomp);
     if (!rc && strcmp(lp->network, "none") && strcmp(lp->network, "host"))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.network must be none or host, not '%s'", lp->network);
@@ -107,6 +119,7 @@ static void local_destroy(sm_provider *p)
     free(lp->shell);
     free(lp->workdir);
     free(lp->supervisor);
+    free(lp->seccomp);
     local_cg_layout_free(&lp->cg);
     free(lp);
 }
@@ -155,6 +168,9 @@ static void write_launch(const char *dir, const local_provider *lp, const sm_spe
         launch_put(f, "rootfs", rootfs);
     launch_put(f, "workdir", workdir ? workdir : "");
     launch_put(f, "network", lp->network);
+    launch_put(f, "seccomp", lp->seccomp);
+    launch_put(f, "nested_userns", lp->nested_userns ? "1" : "0");
+    launch_put(f, "no_new_privs", lp->no_new_privs ? "1" : "0");
     launch_put(f, "state_dir", sm_state_dir());
     char host[64];
     snprintf(host, sizeof host, "sbx-%.8s", id);

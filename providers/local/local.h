@@ -33,6 +33,8 @@ typedef struct local_provider {
     char *workdir; /* default workdir */
     double default_timeout_s;
     char *supervisor; /* path of sandman-supervisor */
+    char *seccomp;    /* "default" or "unconfined" */
+    bool nested_userns, no_new_privs;
     local_cg_layout cg;
 } local_provider;
 

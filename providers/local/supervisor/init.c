@@ -22,6 +22,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "providers/local/supervisor/seccomp.h"
 #include "providers/local/supervisor/sup.h"
 
 #ifndef AT_RECURSIVE
@@ -297,7 +298,7 @@ int setup_sandbox(const struct launch *l, char *msg, size_t len)
     if (strcmp(launch_get(l, "network", "none"), "host") != 0)
         loopback_up();
     drop_capabilities();
-    return 0;
+    return sup_seccomp_harden(l, msg, len); /* last: the setup above needs mount & co. */
 }
 
 int init_main(void *arg)
