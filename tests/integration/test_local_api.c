@@ -100,26 +100,32 @@ static void test_spec_files_rollback(void **state)
     sm_spec_free(&spec);
 }
 
-/* Reads from a PTY until `want` shows up (or fails after 10 s). */
+/* Reads from a PTY until `want` shows up after what earlier calls matched (or fails after
+ * 10 s). The transcript is kept across calls: one read may bring the answers to several
+ * commands. */
+static char transcript[65536];
+static size_t transcript_len, transcript_seen;
+
 static void read_until(sm_pty *t, const char *want)
 {
-    char buf[65536] = "";
-    size_t len = 0;
     double end = sm_now_mono() + 10;
-    while (!strstr(buf, want)) {
+    char *hit;
+    while (!(hit = strstr(transcript + transcript_seen, want))) {
         size_t got;
         sm_error e;
         sm_error_clear(&e);
-        int rc = sm_pty_read(t, buf + len, sizeof buf - len - 1, 0.5, &got, &e);
+        int rc = sm_pty_read(t, transcript + transcript_len,
+                             sizeof transcript - transcript_len - 1, 0.5, &got, &e);
         if (rc == SM_OK && got == 0)
-            fail_msg("EOF before '%s' (got '%s')", want, buf);
+            fail_msg("EOF before '%s' (got '%s')", want, transcript + transcript_seen);
         if (rc == SM_OK)
-            buf[len += got] = '\0';
+            transcript[transcript_len += got] = '\0';
         else if (rc != SM_ERR_TIMEOUT)
             fail_msg("read: %s", e.msg);
-        if (sm_now_mono() > end || len > sizeof buf - 2)
-            fail_msg("'%s' never appeared; got '%s'", want, buf);
+        if (sm_now_mono() > end || transcript_len > sizeof transcript - 2)
+            fail_msg("'%s' never appeared; got '%s'", want, transcript + transcript_seen);
     }
+    transcript_seen = (size_t)(hit - transcript) + strlen(want);
 }
 
 static void test_pty_session(void **state)
