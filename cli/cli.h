@@ -49,6 +49,12 @@ void cli_free(sm_cli *cli);
 int cli_error(sm_cli *cli, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Usage error: "sandman <verb>: <msg> (see sandman <verb> --help)", returns 2. */
 int cli_usage(sm_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints on f with secrets redacted and control characters escaped (newlines and tabs kept):
+ * every line of text the CLI prints about sandboxes goes through here (or cli_error). */
+void cli_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s with every control character escaped, newlines too, in buf: for one field of a line whose
+ * text a sandbox or its creator chose. Returns buf. */
+const char *cli_field(const char *s, char *buf, size_t len);
 /* Reports an sm_error and maps its code to an exit status. */
 int cli_fail(sm_cli *cli, const sm_error *err);
 

@@ -270,9 +270,12 @@ static int list_sessions(sm_cli *cli, sm_sandbox *s)
         } else {
             char bytes[24];
             sm_format_bytes((double)list[i].bytes, bytes, sizeof bytes);
-            fprintf(cli->out, "%-14s  %-7d  %-8s  %-8s  %10s  %s\n", list[i].id, list[i].pid,
-                    list[i].running ? "running" : "exited",
-                    list[i].attached ? "attached" : "detached", bytes, list[i].command);
+            char sid[64], cmd[1024];
+            cli_printf(cli->out, "%-14s  %-7d  %-8s  %-8s  %10s  %s\n",
+                       cli_field(list[i].id, sid, sizeof sid), list[i].pid,
+                       list[i].running ? "running" : "exited",
+                       list[i].attached ? "attached" : "detached", bytes,
+                       cli_field(list[i].command, cmd, sizeof cmd));
         }
     }
     if (cli->json)
