@@ -41,6 +41,7 @@ static const cli_opt shell_opts[] = {
     {"label", 'l', true, 8},
     {"port", 0, true, 9},
     {"ready-timeout", 0, true, 10},
+    {"env-file", 0, true, 12},
     {NULL, 0, false, 0},
 };
 
@@ -408,5 +409,7 @@ const sm_cmd sm_cmd_shell = {
     "      --list           list the sandbox's PTY sessions\n"
     "  -u, --user USER      run the shell as USER\n"
     "      --command CMD    run CMD instead of the shell\n"
-    "  -w, --workdir DIR    start in DIR;  -e K=V  environment (repeatable)\n",
+    "  -w, --workdir DIR    start in DIR;  -e K=V  environment (repeatable)\n"
+    "                       (-e K alone passes K's value from sandman's environment)\n"
+    "      --env-file FILE  KEY=VALUE lines (docker's format: # comments, no quoting)\n",
     cmd_shell};
