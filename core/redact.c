@@ -134,6 +134,18 @@ static bool value_char(unsigned char c)
     return c > ' ' && !strchr("\"'\\,;&)}]>", c);
 }
 
+/* Not a secret but a name for one: a placeholder in a message ("KEY=VALUE") or a shell
+ * reference ("TOKEN=$GITHUB_TOKEN"), both more useful shown. */
+static bool placeholder(const char *v, size_t n)
+{
+    if (v[0] == '$')
+        return true;
+    for (size_t i = 0; i < n; i++)
+        if (!isupper((unsigned char)v[i]) && v[i] != '_')
+            return false;
+    return true;
+}
+
 /* Looks for a secret of a known form starting at p (start is the beginning of the text).
  * Returns how many bytes of src it covers (0: none) after putting its redacted form in b. */
 static size_t match_form(const char *start, const char *p, sm_strbuf *b)
@@ -241,7 +253,7 @@ static size_t match_form(const char *start, const char *p, sm_strbuf *b)
         while (n > start && p - n < 64 && (isalnum((unsigned char)n[-1]) || strchr("_.-", n[-1])))
             n--;
         size_t v = span(p + 1, value_char);
-        if (n < p && v) {
+        if (n < p && v && !placeholder(p + 1, v)) {
             char name[65];
             snprintf(name, sizeof name, "%.*s", (int)(p - n), n);
             if (sm_redact_key_is_secret(name)) {

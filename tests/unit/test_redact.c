@@ -70,6 +70,8 @@ static void test_structured_forms(void **state)
     expect_redacted("https://api.example.com/v1?access_token=abc&x=1",
                     "https://api.example.com/v1?access_token=***&x=1");
     expect_redacted("a=1 b=2 ==x", "a=1 b=2 ==x");
+    expect_redacted("--env wants KEY=VALUE", "--env wants KEY=VALUE"); /* placeholders */
+    expect_redacted("GH_TOKEN=$GITHUB_TOKEN make", "GH_TOKEN=$GITHUB_TOKEN make");
     expect_redacted("", "");
     expect_redacted(NULL, "");
 }
