@@ -152,8 +152,10 @@ static size_t match_form(const char *start, const char *p, sm_strbuf *b)
 {
     bool boundary = p == start || !isalnum((unsigned char)p[-1]);
     unsigned char c = (unsigned char)*p;
-    if (boundary && strchr("ghxsnAHe", c)) {
+    if (boundary && strchr("ghxsnAe", c)) {
         for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+            if (prefixes[i].prefix[0] != *p)
+                continue;
             size_t pl = strlen(prefixes[i].prefix);
             if (strncmp(p, prefixes[i].prefix, pl))
                 continue;
@@ -289,9 +291,12 @@ char *sm_redact_dup(const char *src)
             p += n;
             continue;
         }
-        /* copy the run up to the next byte where a secret could begin */
+        /* copy the run up to the next byte where a secret could begin: the forms that start
+         * with a letter start a word */
         const char *q = p + 1;
-        while (*q && !strchr("ghxsnAHeBba-:=", *q) && !(nsecrets && first_of_secret(*q)))
+        while (*q && !(*q == '=' || (*q == '-' && q[1] == '-') || (*q == ':' && q[1] == '/')) &&
+               !first_of_secret(*q) &&
+               !(isalnum((unsigned char)q[-1]) ? false : strchr("ghxsnAeBba", *q)))
             q++;
         sm_strbuf_append(&b, p, (size_t)(q - p));
         p = q;
