@@ -87,6 +87,11 @@ attacks() {
     journal=$(cat "$state"/journal/local/"$id".jsonl 2>/dev/null)
     expect_match "$(say the journal records the exec)" "git clone" "$journal"
     check "$(say the journal holds no secret in plain text)" secrets_absent "$journal"
+    # The sandbox record keeps env values (the sandbox needs them) but never a secret label.
+    local record
+    record=$(cat "$state/local/$id/spec.json" 2>/dev/null)
+    expect_match "$(say the sandbox record is where it is looked for)" '"github_pat"' "$record"
+    case "$record" in *"$GHP"*) not_ok "$(say the record holds the github_pat label in plain text)" ;; *) ok "$(say the record holds no secret label)" ;; esac
     sm rm "$id" $id2 >/dev/null
 }
 
