@@ -8,10 +8,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/redact.h"
 #include "core/strbuf.h"
 #include "core/util.h"
 
 #define ENV_FILE_MAX (1 << 20)
+
+/* A credential passed to a sandbox may come back in a command line or a message: its value
+ * is redacted wherever sandman prints or journals it. */
+static void set(sm_map *env, const char *key, const char *value)
+{
+    sm_map_set(env, key, value);
+    if (sm_redact_key_is_secret(key))
+        sm_redact_register(value);
+}
 
 /* Sets name (length n) from this process's environment. */
 static int from_environment(sm_map *env, const char *name, size_t n, const char *where,
@@ -21,7 +31,7 @@ static int from_environment(sm_map *env, const char *name, size_t n, const char 
     const char *v = getenv(key);
     int rc = SM_OK;
     if (v)
-        sm_map_set(env, key, v);
+        set(env, key, v);
     else
         rc = sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                           "%s%s is not set in sandman's environment (give %s=VALUE, or export "
@@ -41,7 +51,10 @@ int sm_env_parse_arg(sm_map *env, const char *arg, sm_error *err)
                             arg);
     if (!eq)
         return from_environment(env, arg, strlen(arg), "--env: ", err);
-    return sm_map_set_kv(env, arg) < 0 ? SM_ERR_INVALID : SM_OK;
+    char *key = xstrndup(arg, (size_t)(eq - arg));
+    set(env, key, eq + 1);
+    free(key);
+    return SM_OK;
 }
 
 /* Reads at most ENV_FILE_MAX bytes; a pipe is read to its end. */
@@ -122,7 +135,7 @@ int sm_env_read_file(sm_map *env, const char *path, sm_error *err)
                 rc = from_environment(env, text, klen, where, err);
             else {
                 char *key = xstrndup(text, klen), *val = xstrndup(eq + 1, len - klen - 1);
-                sm_map_set(env, key, val);
+                set(env, key, val);
                 free(key);
                 free(val);
             }

@@ -1,6 +1,8 @@
 /* Environment variables given on the command line or in env files (the CLI's -e and
  * --env-file, for create, exec and shell). Values can come from sandman's own environment or
- * a file so that a secret never has to be on a command line, which `ps` shows every user. */
+ * a file so that a secret never has to be on a command line, which `ps` shows every user.
+ * Values of credential-named variables (sm_redact_key_is_secret) are registered for
+ * redaction as they are read. */
 #ifndef SM_ENV_H
 #define SM_ENV_H
 

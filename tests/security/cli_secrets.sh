@@ -65,6 +65,12 @@ attacks() {
     expect_eq "$(say -e KEY with KEY unset is refused)" 2 "$RC"
     expect_match "$(say saying it is not set)" "NOT_SET_ANYWHERE_$$ is not set" "$ERR"
 
+    # A credential-named variable's value is redacted where the command line repeats it.
+    run sm exec -e MY_API_TOKEN=plainvalue-$$-xyz "$id" -- 'test "$MY_API_TOKEN" = plainvalue-'$$'-xyz'
+    expect_eq "$(say a secret env value reaches the command)" 0 "$RC"
+    run sm events "$id"
+    expect_no_match "$(say and events do not repeat it)" "plainvalue-$$-xyz" "$OUT"
+
     # Redaction by value, whatever the key is called.
     inside "$id" "git clone https://bob:$URLPW@git.example.com/r.git /tmp/r 2>/dev/null; echo $AWS >/dev/null; true $GHP"
     run sm status "$id"
