@@ -49,6 +49,32 @@ attacks() {
     expect_match "$(say top shows that image escaped)" 'dir:/tmp/s\\x1b' "$OUT"
     expect_eq "$(say top exits 0)" 0 "$RC"
 
+    # A PTY session whose command holds a title escape, listed by shell --list. script gives
+    # the shell its terminal; --keep leaves the session running once script has gone.
+    local wrapper=$SANDMAN_STATE_DIR/sm-$MODE.sh
+    {
+        echo '#!/bin/bash'
+        declare -p SANDMAN USER_STATE USER_SANDMAN USER_SUPERVISOR 2>/dev/null
+        declare -f sm sm_user
+        echo 'sm "$@"'
+    } >"$wrapper"
+    chmod +x "$wrapper"
+    timeout 5 script -qec "$wrapper shell $id --keep --command 'sleep 30 # $TITLE'" /dev/null \
+        >/dev/null 2>&1 &
+    local i
+    for i in $(seq 100); do
+        run sm shell --list "$id"
+        case "$OUT" in *"sleep 30"*) break ;; esac
+        sleep 0.1
+    done
+    expect_match "$(say shell --list shows the session)" "sleep 30" "$OUT"
+    check "$(say shell --list prints no raw control bytes)" no_raw "$OUT$ERR"
+    expect_match "$(say and shows its command escaped)" 'sleep 30 # \\x1b\]0;pwned\\x07' "$OUT"
+    run sm shell --list -o json "$id"
+    local cmd
+    cmd=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["command"], end="")')
+    expect_eq "$(say shell --list -o json keeps the command exact)" "sleep 30 # $TITLE" "$cmd"
+
     run sm status -o json "$id"
     local title k
     title=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["labels"]["title"], end="")')
