@@ -42,7 +42,8 @@ attacks() {
     expect_eq "$(say exec -e KEY hands the value from the environment to the command)" "$ENVSECRET" "$(cat "$seen")"
     local cmdline proc
     proc=$(pgrep -P $pid | head -1) # the background job is a subshell running sm
-    cmdline=$(tr '\0' ' ' <"/proc/$proc/cmdline" 2>/dev/null)
+    cmdline=
+    [ -n "$proc" ] && cmdline=$(tr '\0' ' ' <"/proc/$proc/cmdline" 2>/dev/null)
     expect_match "$(say the running sandman exec is visible in ps)" "exec -e ENV_ONLY" "$cmdline"
     check "$(say but its command line does not hold the value)" secrets_absent "$cmdline"
     wait $pid
