@@ -165,9 +165,9 @@ sm_sandbox *cli_parse_one_sandbox(sm_cli *cli, int argc, char **argv, int *statu
 
 /* JSON keeps every string exact: cJSON escapes C0 controls, the rest (DEL, C1, bidi) are
  * written as \u escapes too, so the document is the same and a terminal shows it inert. */
-static void print_json_text(sm_cli *cli, const char *json)
+static void print_json_text(sm_cli *cli, const char *json, bool forms)
 {
-    char *red = sm_redact_dup(json);
+    char *red = forms ? sm_redact_dup(json) : sm_redact_registered_dup(json);
     char *safe = sm_text_json_safe(red);
     fprintf(cli->out, "%s\n", safe);
     free(safe);
@@ -177,7 +177,7 @@ static void print_json_text(sm_cli *cli, const char *json)
 void cli_print_json(sm_cli *cli, cJSON *doc)
 {
     char *s = cJSON_Print(doc);
-    print_json_text(cli, s);
+    print_json_text(cli, s, true);
     free(s);
     cJSON_Delete(doc);
 }
@@ -185,8 +185,16 @@ void cli_print_json(sm_cli *cli, cJSON *doc)
 void cli_print_json_line(sm_cli *cli, cJSON *doc)
 {
     char *s = sm_json_print(doc);
-    print_json_text(cli, s);
+    print_json_text(cli, s, true);
     fflush(cli->out);
+    free(s);
+    cJSON_Delete(doc);
+}
+
+void cli_print_json_output(sm_cli *cli, cJSON *doc)
+{
+    char *s = cJSON_Print(doc);
+    print_json_text(cli, s, false);
     free(s);
     cJSON_Delete(doc);
 }

@@ -73,6 +73,9 @@ sm_sandbox *cli_parse_one_sandbox(sm_cli *cli, int argc, char **argv, int *statu
 /* Prints a cJSON document (consumed) on cli->out, pretty unless it is a stream line. */
 void cli_print_json(sm_cli *cli, cJSON *doc);
 void cli_print_json_line(sm_cli *cli, cJSON *doc);
+/* cli_print_json for a document holding a command's own output (exec -o json): that output is
+ * data, kept as the command wrote it; only sandman's registered credentials are redacted. */
+void cli_print_json_output(sm_cli *cli, cJSON *doc);
 
 /* ---- option parsing ------------------------------------------------------------------- */
 

@@ -100,7 +100,7 @@ static int cmd_exec(sm_cli *cli, int argc, char **argv)
             fwrite(res.err, 1, res.err_len, cli->err);
     }
     if (cli->json) {
-        cli_print_json(cli, sm_exec_result_to_json(&res));
+        cli_print_json_output(cli, sm_exec_result_to_json(&res));
         status = res.return_code;
     } else if (res.error_type) {
         char label[128];

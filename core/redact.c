@@ -267,7 +267,18 @@ static size_t match_form(const char *start, const char *p, sm_strbuf *b)
     return 0;
 }
 
-char *sm_redact_dup(const char *src)
+/* Where match_form could find something: the forms that start with a letter start a word. */
+static bool may_start_form(const char *q)
+{
+    switch (*q) {
+    case '=': return true;
+    case '-': return q[1] == '-';
+    case ':': return q[1] == '/';
+    default: return !isalnum((unsigned char)q[-1]) && strchr("ghxsnAeBba", *q);
+    }
+}
+
+static char *redact(const char *src, bool forms)
 {
     sm_strbuf b = {0};
     pthread_mutex_lock(&lock);
@@ -286,23 +297,30 @@ char *sm_redact_dup(const char *src)
             p += best;
             continue;
         }
-        size_t n = match_form(start, p, &b);
+        size_t n = forms ? match_form(start, p, &b) : 0;
         if (n) {
             p += n;
             continue;
         }
-        /* copy the run up to the next byte where a secret could begin: the forms that start
-         * with a letter start a word */
+        /* copy the run up to the next byte where a secret could begin */
         const char *q = p + 1;
-        while (*q && !(*q == '=' || (*q == '-' && q[1] == '-') || (*q == ':' && q[1] == '/')) &&
-               !first_of_secret(*q) &&
-               !(isalnum((unsigned char)q[-1]) ? false : strchr("ghxsnAeBba", *q)))
+        while (*q && !first_of_secret(*q) && !(forms && may_start_form(q)))
             q++;
         sm_strbuf_append(&b, p, (size_t)(q - p));
         p = q;
     }
     pthread_mutex_unlock(&lock);
     return sm_strbuf_take(&b);
+}
+
+char *sm_redact_dup(const char *src)
+{
+    return redact(src, true);
+}
+
+char *sm_redact_registered_dup(const char *src)
+{
+    return redact(src, false);
 }
 
 void sm_redact_into(const char *src, char *dst, size_t len)

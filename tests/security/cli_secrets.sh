@@ -86,6 +86,9 @@ attacks() {
     check "$(say events -o json prints no secret)" secrets_absent "$OUT$ERR"
     run sm ls
     check "$(say ls prints no secret)" secrets_absent "$OUT$ERR"
+    run sm exec -o json "$id" -- 'printf %s "$REPO_URL"'
+    expect_eq "$(say exec -o json keeps the output of the command itself exact)" \
+        "https://bob:$URLPW@git.example.com/r.git" "$(printf '%s' "$OUT" | json 'd["stdout"]')"
     run sm cp "$id:/tmp/$GHP" "$dir/x"
     check "$(say an error quoting a token prints no secret)" secrets_absent "$OUT$ERR"
     local state=$SANDMAN_STATE_DIR

@@ -118,6 +118,11 @@ static void test_registered_and_fast(void **state)
     sm_redact_register("osb-secret-0123456789");
     expect_redacted("auth failed for osb-secret-0123456789 at http://osb.example:8080",
                     "auth failed for *** at http://osb.example:8080");
+    /* a command's own output keeps everything but sandman's registered credentials */
+    char *out =
+        sm_redact_registered_dup("API_KEY=abc https://u:p@h/ " GHP " osb-secret-0123456789");
+    assert_string_equal(out, "API_KEY=abc https://u:p@h/ " GHP " ***");
+    free(out);
     /* One pass, whatever the text: a 64 KiB line full of places where a secret could start
      * (word starts, '=', "--", "://") takes well under 20 ms even on a loaded machine (about
      * 0.3 ms idle); anything quadratic would take seconds. */
