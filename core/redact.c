@@ -114,17 +114,28 @@ static bool has_digit(const char *p, size_t n)
     return false;
 }
 
-/* Token prefixes of well-known services; the prefix stays visible (it says which credential
- * it was), the rest becomes ***. Short generic prefixes also need a digit in the body. */
+static bool alnum_char(unsigned char c)
+{
+    return isalnum(c) != 0;
+}
+
+/* Token prefixes of well-known services, with the body each issues (random alphanumerics, or
+ * with '_'/'-' too) and its least length, so that "hf_cache_dir" or "sk-learn" stay; the
+ * prefix stays visible (it says which credential it was), the body becomes ***. */
 static const struct {
     const char *prefix;
     size_t min_body;
+    bool (*body)(unsigned char);
     bool needs_digit;
 } prefixes[] = {
-    {"github_pat_", 20, false}, {"ghp_", 20, false},  {"gho_", 20, false},   {"ghu_", 20, false},
-    {"ghs_", 20, false},        {"ghr_", 20, false},  {"glpat-", 16, false}, {"xoxb-", 10, false},
-    {"xoxa-", 10, false},       {"xoxp-", 10, false}, {"xoxr-", 10, false},  {"xoxs-", 10, false},
-    {"sk-", 16, true},          {"hf_", 16, true},    {"npm_", 20, false},
+    {"github_pat_", 40, tok_char, false}, {"ghp_", 30, alnum_char, false},
+    {"gho_", 30, alnum_char, false},      {"ghu_", 30, alnum_char, false},
+    {"ghs_", 30, alnum_char, false},      {"ghr_", 30, alnum_char, false},
+    {"glpat-", 20, tok_char, false},      {"xoxb-", 10, tok_char, true},
+    {"xoxa-", 10, tok_char, true},        {"xoxp-", 10, tok_char, true},
+    {"xoxr-", 10, tok_char, true},        {"xoxs-", 10, tok_char, true},
+    {"sk-", 20, tok_char, true},          {"hf_", 30, alnum_char, false},
+    {"npm_", 30, alnum_char, false},
 };
 
 /* A value ends at whitespace, a quote, a backslash (a JSON escape: eating it would break the
@@ -159,7 +170,7 @@ static size_t match_form(const char *start, const char *p, sm_strbuf *b)
             size_t pl = strlen(prefixes[i].prefix);
             if (strncmp(p, prefixes[i].prefix, pl))
                 continue;
-            size_t body = span(p + pl, tok_char);
+            size_t body = span(p + pl, prefixes[i].body);
             if (body < prefixes[i].min_body ||
                 (prefixes[i].needs_digit && !has_digit(p + pl, body)))
                 continue;

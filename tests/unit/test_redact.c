@@ -31,11 +31,13 @@ static void test_token_prefixes(void **state)
     expect_redacted("github_pat=" GHP, "github_pat=***");
     expect_redacted("token " GHP " used", "token ghp_*** used");
     expect_redacted("label x=" GHP ",y", "label x=ghp_***,y");
-    expect_redacted("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "github_pat_***");
+    expect_redacted("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ",
+                    "github_pat_***");
     expect_redacted("glpat-abcdefghij0123456789", "glpat-***");
+    expect_redacted("/models/hf_cache_directory_long1/x", "/models/hf_cache_directory_long1/x");
     expect_redacted("slack xoxb-1234-5678-abcdefgh", "slack xoxb-***");
     expect_redacted("key sk-proj-abcdefghijkl0123456789", "key sk-***");
-    expect_redacted("hf_abcdefghijklmnop1234", "hf_***");
+    expect_redacted("hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "hf_***");
     expect_redacted("aws AKIAQQQQQQQQQQQQQQQQ done", "aws AKIA*** done");
     /* lookalikes stay */
     expect_redacted("task-sk-learn pip install scikit-learn sk-learn",
