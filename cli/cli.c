@@ -56,6 +56,12 @@ const char *cli_field(const char *s, char *buf, size_t len)
     return buf;
 }
 
+void cli_print_id(sm_cli *cli, const char *id)
+{
+    char buf[256];
+    fprintf(cli->out, "%s\n", cli_field(id, buf, sizeof buf));
+}
+
 int cli_error(sm_cli *cli, int status, const char *fmt, ...)
 {
     va_list ap;

@@ -55,6 +55,9 @@ void cli_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 
 /* s with every control character escaped, newlines too, in buf: for one field of a line whose
  * text a sandbox or its creator chose. Returns buf. */
 const char *cli_field(const char *s, char *buf, size_t len);
+/* One sandbox id on its own line (create, rm, ls -q): escaped but never redacted, since
+ * scripts read it back (a registered secret could be a substring of an id). */
+void cli_print_id(sm_cli *cli, const char *id);
 /* Reports an sm_error and maps its code to an exit status. */
 int cli_fail(sm_cli *cli, const sm_error *err);
 

@@ -165,7 +165,7 @@ static int cmd_create(sm_cli *cli, int argc, char **argv)
         cli_print_json(cli, doc);
         sm_sandbox_info_free(&info);
     } else {
-        cli_printf(cli->out, "%s\n", sm_sandbox_id(s));
+        cli_print_id(cli, sm_sandbox_id(s));
     }
     sm_sandbox_free(s);
     sm_spec_free(&spec);
@@ -240,9 +240,8 @@ static int cmd_ls(sm_cli *cli, int argc, char **argv)
         }
         cli_print_json(cli, arr);
     } else if (a.quiet) {
-        char idbuf[256];
         for (size_t i = 0; i < n; i++)
-            cli_printf(cli->out, "%s\n", cli_field(list[i].id, idbuf, sizeof idbuf));
+            cli_print_id(cli, list[i].id);
     } else {
         cli_print_info_table(cli->out, list, n);
     }
@@ -302,7 +301,7 @@ static int cmd_rm(sm_cli *cli, int argc, char **argv)
         } else if (cli->json) {
             cJSON_AddItemToArray(removed, cJSON_CreateString(sm_sandbox_id(s)));
         } else {
-            cli_printf(cli->out, "%s\n", sm_sandbox_id(s));
+            cli_print_id(cli, sm_sandbox_id(s));
         }
         sm_sandbox_free(s);
     }
