@@ -9,6 +9,7 @@
 
 #include "core/json.h"
 #include "core/redact.h"
+#include "core/text.h"
 #include "core/util.h"
 
 void cli_init(sm_cli *cli)
@@ -29,14 +30,47 @@ void cli_free(sm_cli *cli)
     memset(cli, 0, sizeof *cli);
 }
 
+/* Redacts, then escapes what a terminal would act on; the one way text leaves the CLI. */
+static void put_safe(FILE *f, const char *text)
+{
+    char *red = sm_redact_dup(text);
+    char *safe = sm_text_escape(red, SM_TEXT_KEEP_NEWLINES);
+    fputs(safe, f);
+    free(safe);
+    free(red);
+}
+
+void cli_printf(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    put_safe(f, msg);
+    free(msg);
+}
+
+const char *cli_field(const char *s, char *buf, size_t len)
+{
+    sm_text_escape_into(s, buf, len, 0);
+    return buf;
+}
+
+void cli_print_id(sm_cli *cli, const char *id)
+{
+    char buf[256];
+    fprintf(cli->out, "%s\n", cli_field(id, buf, sizeof buf));
+}
+
 int cli_error(sm_cli *cli, int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     char *msg = xvasprintf(fmt, ap);
     va_end(ap);
-    char *safe = sm_redact_dup(msg);
-    fprintf(cli->err, "sandman: %s\n", safe);
+    /* errors quote paths and names from inside sandboxes: escaped whole, newlines too */
+    char *safe = sm_text_escape(msg, 0);
+    cli_printf(cli->err, "sandman: %s\n", safe);
     free(safe);
     free(msg);
     return status;
@@ -48,10 +82,13 @@ int cli_usage(sm_cli *cli, const char *fmt, ...)
     va_start(ap, fmt);
     char *msg = xvasprintf(fmt, ap);
     va_end(ap);
+    char *safe = sm_text_escape(msg, 0);
     if (cli->verb)
-        fprintf(cli->err, "sandman %s: %s (see 'sandman %s --help')\n", cli->verb, msg, cli->verb);
+        cli_printf(cli->err, "sandman %s: %s (see 'sandman %s --help')\n", cli->verb, safe,
+                   cli->verb);
     else
-        fprintf(cli->err, "sandman: %s (see 'sandman --help')\n", msg);
+        cli_printf(cli->err, "sandman: %s (see 'sandman --help')\n", safe);
+    free(safe);
     free(msg);
     return CLI_USAGE;
 }
@@ -132,12 +169,21 @@ sm_sandbox *cli_parse_one_sandbox(sm_cli *cli, int argc, char **argv, int *statu
     return cli_open_sandbox(cli, pos[0], status);
 }
 
+/* JSON keeps every string exact: cJSON escapes C0 controls, the rest (DEL, C1, bidi) are
+ * written as \u escapes too, so the document is the same and a terminal shows it inert. */
+static void print_json_text(sm_cli *cli, const char *json, bool forms)
+{
+    char *red = forms ? sm_redact_dup(json) : sm_redact_registered_dup(json);
+    char *safe = sm_text_json_safe(red);
+    fprintf(cli->out, "%s\n", safe);
+    free(safe);
+    free(red);
+}
+
 void cli_print_json(sm_cli *cli, cJSON *doc)
 {
     char *s = cJSON_Print(doc);
-    char *safe = sm_redact_dup(s);
-    fprintf(cli->out, "%s\n", safe);
-    free(safe);
+    print_json_text(cli, s, true);
     free(s);
     cJSON_Delete(doc);
 }
@@ -145,10 +191,16 @@ void cli_print_json(sm_cli *cli, cJSON *doc)
 void cli_print_json_line(sm_cli *cli, cJSON *doc)
 {
     char *s = sm_json_print(doc);
-    char *safe = sm_redact_dup(s);
-    fprintf(cli->out, "%s\n", safe);
+    print_json_text(cli, s, true);
     fflush(cli->out);
-    free(safe);
+    free(s);
+    cJSON_Delete(doc);
+}
+
+void cli_print_json_output(sm_cli *cli, cJSON *doc)
+{
+    char *s = cJSON_Print(doc);
+    print_json_text(cli, s, false);
     free(s);
     cJSON_Delete(doc);
 }

@@ -49,6 +49,15 @@ void cli_free(sm_cli *cli);
 int cli_error(sm_cli *cli, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Usage error: "sandman <verb>: <msg> (see sandman <verb> --help)", returns 2. */
 int cli_usage(sm_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints on f with secrets redacted and control characters escaped (newlines and tabs kept):
+ * every line of text the CLI prints about sandboxes goes through here (or cli_error). */
+void cli_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s with every control character escaped, newlines too, in buf: for one field of a line whose
+ * text a sandbox or its creator chose. Returns buf. */
+const char *cli_field(const char *s, char *buf, size_t len);
+/* One sandbox id on its own line (create, rm, ls -q): escaped but never redacted, since
+ * scripts read it back (a registered secret could be a substring of an id). */
+void cli_print_id(sm_cli *cli, const char *id);
 /* Reports an sm_error and maps its code to an exit status. */
 int cli_fail(sm_cli *cli, const sm_error *err);
 
@@ -67,6 +76,9 @@ sm_sandbox *cli_parse_one_sandbox(sm_cli *cli, int argc, char **argv, int *statu
 /* Prints a cJSON document (consumed) on cli->out, pretty unless it is a stream line. */
 void cli_print_json(sm_cli *cli, cJSON *doc);
 void cli_print_json_line(sm_cli *cli, cJSON *doc);
+/* cli_print_json for a document holding a command's own output (exec -o json): that output is
+ * data, kept as the command wrote it; only sandman's registered credentials are redacted. */
+void cli_print_json_output(sm_cli *cli, cJSON *doc);
 
 /* ---- option parsing ------------------------------------------------------------------- */
 

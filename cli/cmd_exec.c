@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "core/env.h"
 #include "core/util.h"
 
 typedef struct exec_args {
@@ -15,12 +16,10 @@ typedef struct exec_args {
     sm_map env;
 } exec_args;
 
-enum { X_TIMEOUT = 1, X_WORKDIR, X_ENV, X_USER };
-static const cli_opt exec_opts[] = {{"timeout", 't', true, X_TIMEOUT},
-                                    {"workdir", 'w', true, X_WORKDIR},
-                                    {"env", 'e', true, X_ENV},
-                                    {"user", 'u', true, X_USER},
-                                    {NULL, 0, false, 0}};
+enum { X_TIMEOUT = 1, X_WORKDIR, X_ENV, X_USER, X_ENV_FILE };
+static const cli_opt exec_opts[] = {
+    {"timeout", 't', true, X_TIMEOUT}, {"workdir", 'w', true, X_WORKDIR}, {"env", 'e', true, X_ENV},
+    {"user", 'u', true, X_USER},       {"env-file", 0, true, X_ENV_FILE}, {NULL, 0, false, 0}};
 
 static int exec_opt(sm_cli *cli, void *ud, int id, const char *arg)
 {
@@ -41,9 +40,13 @@ static int exec_opt(sm_cli *cli, void *ud, int id, const char *arg)
         a->cwd = xstrdup(arg);
         return 0;
     case X_ENV:
-        if (sm_map_set_kv(&a->env, arg) < 0)
-            return cli_usage(cli, "--env wants KEY=VALUE, not '%s'", arg);
+    case X_ENV_FILE: {
+        sm_error err;
+        sm_error_clear(&err);
+        if ((id == X_ENV ? sm_env_parse_arg : sm_env_read_file)(&a->env, arg, &err) != SM_OK)
+            return cli_fail(cli, &err);
         return 0;
+    }
     case X_USER:
         free(a->user);
         a->user = xstrdup(arg);
@@ -97,7 +100,7 @@ static int cmd_exec(sm_cli *cli, int argc, char **argv)
             fwrite(res.err, 1, res.err_len, cli->err);
     }
     if (cli->json) {
-        cli_print_json(cli, sm_exec_result_to_json(&res));
+        cli_print_json_output(cli, sm_exec_result_to_json(&res));
         status = res.return_code;
     } else if (res.error_type) {
         char label[128];
@@ -209,7 +212,9 @@ const sm_cmd sm_cmd_exec = {
     "run a command in a sandbox (words are joined into one shell command, as ssh does)",
     "  -t, --timeout S   kill the command after S seconds (default 180); exit 125\n"
     "  -w, --workdir DIR working directory\n"
-    "  -e, --env K=V     environment variable (repeatable)\n"
+    "  -e, --env K=V     environment variable (repeatable); -e K alone passes K's value from\n"
+    "                    sandman's environment, keeping it off the command line\n"
+    "      --env-file F  KEY=VALUE lines (docker's format: # comments, no quoting)\n"
     "  -u, --user USER   run as USER (name or uid in the sandbox)\n",
     cmd_exec};
 const sm_cmd sm_cmd_cp = {

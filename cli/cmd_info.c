@@ -44,8 +44,8 @@ static int cmd_providers(sm_cli *cli, int argc, char **argv)
                 cJSON_AddStringToObject(o, "notes", note);
             cJSON_AddItemToArray(arr, o);
         } else {
-            fprintf(cli->out, "%-12s  %-44s  %s%s%s\n", ops->name, caps,
-                    ops->summary ? ops->summary : "", note ? "; " : "", note ? note : "");
+            cli_printf(cli->out, "%-12s  %-44s  %s%s%s\n", ops->name, caps,
+                       ops->summary ? ops->summary : "", note ? "; " : "", note ? note : "");
         }
         free(note);
     }
@@ -150,10 +150,12 @@ static int cmd_events(sm_cli *cli, int argc, char **argv)
         const cJSON *ev;
         cJSON_ArrayForEach(ev, events)
         {
-            char line[1024];
+            char line[1024], e_line[4096], e_ts[160], e_type[160];
             sm_journal_event_summary(ev, line, sizeof line);
             const char *ts = sm_json_str(ev, "ts"), *type = sm_json_str(ev, "type");
-            fprintf(cli->out, "%s  %-9s  %s\n", ts ? ts : "", type ? type : "", line);
+            cli_printf(cli->out, "%s  %-9s  %s\n", cli_field(ts ? ts : "", e_ts, sizeof e_ts),
+                       cli_field(type ? type : "", e_type, sizeof e_type),
+                       cli_field(line, e_line, sizeof e_line));
         }
         cJSON_Delete(events);
     }

@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "cli/format.h"
+#include "core/env.h"
 #include "core/journal.h"
 #include "core/util.h"
 
@@ -21,16 +22,24 @@ enum {
     C_LABEL,
     C_PORT,
     C_READY,
-    C_ENTRY
+    C_ENTRY,
+    C_ENV_FILE
 };
 
 const cli_opt cli_create_opts[] = {
-    {"image", 'i', true, C_IMAGE},     {"cpu", 0, true, C_CPU},
-    {"memory-mib", 'm', true, C_MEM},  {"ttl", 0, true, C_TTL},
-    {"workdir", 'w', true, C_WORKDIR}, {"env", 'e', true, C_ENV},
-    {"file", 'f', true, C_FILE},       {"label", 'l', true, C_LABEL},
-    {"port", 0, true, C_PORT},         {"ready-timeout", 0, true, C_READY},
-    {"entrypoint", 0, true, C_ENTRY},  {NULL, 0, false, 0},
+    {"image", 'i', true, C_IMAGE},
+    {"cpu", 0, true, C_CPU},
+    {"memory-mib", 'm', true, C_MEM},
+    {"ttl", 0, true, C_TTL},
+    {"workdir", 'w', true, C_WORKDIR},
+    {"env", 'e', true, C_ENV},
+    {"file", 'f', true, C_FILE},
+    {"label", 'l', true, C_LABEL},
+    {"port", 0, true, C_PORT},
+    {"ready-timeout", 0, true, C_READY},
+    {"entrypoint", 0, true, C_ENTRY},
+    {"env-file", 0, true, C_ENV_FILE},
+    {NULL, 0, false, 0},
 };
 
 /* Reads a local file for --file REMOTE=LOCAL (spec.files holds text). */
@@ -98,10 +107,14 @@ int cli_create_opt(sm_cli *cli, void *ud, int id, const char *arg)
         s->workdir = xstrdup(arg);
         return 0;
     case C_ENV:
+    case C_ENV_FILE:
+        sm_error_clear(&err);
+        if ((id == C_ENV ? sm_env_parse_arg : sm_env_read_file)(&s->env, arg, &err) != SM_OK)
+            return cli_fail(cli, &err);
+        return 0;
     case C_LABEL:
-        if (sm_map_set_kv(id == C_ENV ? &s->env : &s->metadata, arg) < 0)
-            return cli_usage(cli, "--%s wants KEY=VALUE, not '%s'", id == C_ENV ? "env" : "label",
-                             arg);
+        if (sm_map_set_kv(&s->metadata, arg) < 0)
+            return cli_usage(cli, "--label wants KEY=VALUE, not '%s'", arg);
         return 0;
     case C_FILE: return add_file(cli, s, arg);
     case C_PORT:
@@ -152,7 +165,7 @@ static int cmd_create(sm_cli *cli, int argc, char **argv)
         cli_print_json(cli, doc);
         sm_sandbox_info_free(&info);
     } else {
-        fprintf(cli->out, "%s\n", sm_sandbox_id(s));
+        cli_print_id(cli, sm_sandbox_id(s));
     }
     sm_sandbox_free(s);
     sm_spec_free(&spec);
@@ -228,7 +241,7 @@ static int cmd_ls(sm_cli *cli, int argc, char **argv)
         cli_print_json(cli, arr);
     } else if (a.quiet) {
         for (size_t i = 0; i < n; i++)
-            fprintf(cli->out, "%s\n", list[i].id);
+            cli_print_id(cli, list[i].id);
     } else {
         cli_print_info_table(cli->out, list, n);
     }
@@ -288,7 +301,7 @@ static int cmd_rm(sm_cli *cli, int argc, char **argv)
         } else if (cli->json) {
             cJSON_AddItemToArray(removed, cJSON_CreateString(sm_sandbox_id(s)));
         } else {
-            fprintf(cli->out, "%s\n", sm_sandbox_id(s));
+            cli_print_id(cli, sm_sandbox_id(s));
         }
         sm_sandbox_free(s);
     }
@@ -309,7 +322,9 @@ const sm_cmd sm_cmd_create = {
     "  -m, --memory-mib N     memory limit in MiB\n"
     "      --ttl S            end the sandbox after S seconds\n"
     "  -w, --workdir DIR      default working directory\n"
-    "  -e, --env K=V          environment variable (repeatable)\n"
+    "  -e, --env K=V          environment variable (repeatable); -e K alone passes K's value\n"
+    "                         from sandman's environment, keeping it off the command line\n"
+    "      --env-file FILE    KEY=VALUE lines (docker's format: # comments, no quoting)\n"
     "  -f, --file REMOTE=LOCAL  write LOCAL's text to REMOTE after create (repeatable)\n"
     "  -l, --label K=V        label (repeatable)\n"
     "      --port N           declare a port (repeatable)\n"

@@ -41,6 +41,7 @@ static const cli_opt shell_opts[] = {
     {"label", 'l', true, 8},
     {"port", 0, true, 9},
     {"ready-timeout", 0, true, 10},
+    {"env-file", 0, true, 12},
     {NULL, 0, false, 0},
 };
 
@@ -270,9 +271,12 @@ static int list_sessions(sm_cli *cli, sm_sandbox *s)
         } else {
             char bytes[24];
             sm_format_bytes((double)list[i].bytes, bytes, sizeof bytes);
-            fprintf(cli->out, "%-14s  %-7d  %-8s  %-8s  %10s  %s\n", list[i].id, list[i].pid,
-                    list[i].running ? "running" : "exited",
-                    list[i].attached ? "attached" : "detached", bytes, list[i].command);
+            char sid[64], cmd[1024];
+            cli_printf(cli->out, "%-14s  %-7d  %-8s  %-8s  %10s  %s\n",
+                       cli_field(list[i].id, sid, sizeof sid), list[i].pid,
+                       list[i].running ? "running" : "exited",
+                       list[i].attached ? "attached" : "detached", bytes,
+                       cli_field(list[i].command, cmd, sizeof cmd));
         }
     }
     if (cli->json)
@@ -405,5 +409,7 @@ const sm_cmd sm_cmd_shell = {
     "      --list           list the sandbox's PTY sessions\n"
     "  -u, --user USER      run the shell as USER\n"
     "      --command CMD    run CMD instead of the shell\n"
-    "  -w, --workdir DIR    start in DIR;  -e K=V  environment (repeatable)\n",
+    "  -w, --workdir DIR    start in DIR;  -e K=V  environment (repeatable)\n"
+    "                       (-e K alone passes K's value from sandman's environment)\n"
+    "      --env-file FILE  KEY=VALUE lines (docker's format: # comments, no quoting)\n",
     cmd_shell};

@@ -174,10 +174,13 @@ static void print_tick(sm_cli *cli, sm_sandbox_info *list, size_t n, sm_strtab *
             sm_format_bytes(r.io_write_bps, b, sizeof b);
             snprintf(io, sizeof io, "%s/%s", a, b);
         }
-        fprintf(cli->out,
-                "%-12.12s  %-8.8s  %-8s  %-16.16s  %6s  %6s  %6s  %-17s  %-11s  %-19s  %s\n",
-                list[i].id, list[i].provider, sm_status_name(list[i].status),
-                list[i].image ? list[i].image : "-", age, ttl, cpu, mem, pids, io, label);
+        char id[13], prov[9], img[17], e_label[640];
+        cli_printf(cli->out,
+                   "%-12.12s  %-8.8s  %-8s  %-16.16s  %6s  %6s  %6s  %-17s  %-11s  %-19s  %s\n",
+                   cli_field(list[i].id, id, sizeof id),
+                   cli_field(list[i].provider, prov, sizeof prov), sm_status_name(list[i].status),
+                   cli_field(list[i].image ? list[i].image : "-", img, sizeof img), age, ttl, cpu,
+                   mem, pids, io, cli_field(label, e_label, sizeof e_label));
     }
     if (!cli->json)
         fprintf(cli->out, "\n");

@@ -1,9 +1,13 @@
 /* Text output of the CLI: sandbox table and detail. */
 #include "cli/format.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "core/journal.h"
+#include "core/strbuf.h"
+#include "core/text.h"
 #include "core/util.h"
 
 /* Why the sandbox ended or failed, else why its last failing command failed (its journal), as
@@ -37,67 +41,84 @@ void cli_print_info_table(FILE *out, const sm_sandbox_info *list, size_t n)
             "AGE", "TTL", "FAILURE");
     for (size_t k = 0; k < n; k++) {
         const sm_sandbox_info *i = &list[k];
-        char age[24], ttl[24], fail[160], img[25];
+        char age[24], ttl[24], fail[160], img[25], id[13], e_fail[640];
         sm_format_duration(i->created_at > 0 ? now - i->created_at : 0, age, sizeof age);
         ttl_text(i, now, ttl, sizeof ttl);
         failure_text(i, fail, sizeof fail);
-        snprintf(img, sizeof img, "%s", i->image ? i->image : "-");
-        fprintf(out, "%-12.12s  %-9s  %-8s  %-24s  %-7s  %-7s  %s\n", i->id, i->provider,
-                sm_status_name(i->status), img, age, ttl, fail);
+        cli_field(i->image ? i->image : "-", img, sizeof img);
+        cli_field(i->id, id, sizeof id);
+        cli_printf(out, "%-12.12s  %-9s  %-8s  %-24s  %-7s  %-7s  %s\n", id, i->provider,
+                   sm_status_name(i->status), img, age, ttl,
+                   cli_field(fail, e_fail, sizeof e_fail));
     }
+}
+
+/* One "name:  value" line of the detail; the value is escaped whole, newlines included, since
+ * most of it is chosen by whoever created the sandbox or by the sandbox itself. */
+static void line(FILE *out, const char *name, const char *value)
+{
+    char *v = sm_text_escape(value, 0);
+    cli_printf(out, "%-12s%s\n", name, v);
+    free(v);
 }
 
 void cli_print_info_detail(FILE *out, const sm_sandbox_info *i)
 {
     double now = sm_now_wall();
-    char buf[512], t[40], dur[24];
-    fprintf(out, "id:         %s\n", i->id);
-    fprintf(out, "provider:   %s\n", i->provider);
-    fprintf(out, "status:     %s\n", sm_status_name(i->status));
-    fprintf(out, "image:      %s\n", i->image ? i->image : "-");
+    char buf[512], t[40], dur[24], text[640];
+    line(out, "id:", i->id);
+    line(out, "provider:", i->provider);
+    line(out, "status:", sm_status_name(i->status));
+    line(out, "image:", i->image ? i->image : "-");
     if (i->created_at > 0) {
         sm_format_time(i->created_at, t, sizeof t);
         sm_format_duration(now - i->created_at, dur, sizeof dur);
-        fprintf(out, "created:    %s (%s ago)\n", t, dur);
+        snprintf(text, sizeof text, "%s (%s ago)", t, dur);
+        line(out, "created:", text);
     }
     if (i->ready_at > 0 && i->created_at > 0) {
         sm_format_duration(i->ready_at - i->created_at, dur, sizeof dur);
-        fprintf(out, "ready in:   %s\n", dur);
+        line(out, "ready in:", dur);
     }
     if (i->ended_at > 0) {
         sm_format_time(i->ended_at, t, sizeof t);
-        fprintf(out, "ended:      %s\n", t);
+        line(out, "ended:", t);
     }
     if (i->ttl_s >= 0) {
         sm_format_duration(i->ttl_s, dur, sizeof dur);
         ttl_text(i, now, t, sizeof t);
-        fprintf(out, "ttl:        %s (%s%s)\n", dur, t, strcmp(t, "ended") ? " left" : "");
+        snprintf(text, sizeof text, "%s (%s%s)", dur, t, strcmp(t, "ended") ? " left" : "");
+        line(out, "ttl:", text);
     }
-    fprintf(out, "workdir:    %s\n", i->workdir ? i->workdir : "-");
+    line(out, "workdir:", i->workdir ? i->workdir : "-");
     sm_resources_describe(&i->resources, buf, sizeof buf);
-    fprintf(out, "resources:  %s\n", buf);
-    fprintf(out, "labels:     ");
+    line(out, "resources:", buf);
+    sm_strbuf b = {0};
     for (size_t k = 0; k < i->labels.n; k++)
-        fprintf(out, "%s%s=%s", k ? ", " : "", i->labels.items[k].key, i->labels.items[k].value);
-    fprintf(out, "%s\n", i->labels.n ? "" : "-");
-    fprintf(out, "env:        ");
+        sm_strbuf_printf(&b, "%s%s=%s", k ? ", " : "", i->labels.items[k].key,
+                         i->labels.items[k].value);
+    line(out, "labels:", b.len ? b.data : "-");
+    sm_strbuf_reset(&b);
     for (size_t k = 0; k < i->env_names.n; k++)
-        fprintf(out, "%s%s", k ? ", " : "", i->env_names.items[k].key);
-    fprintf(out, "%s\n", i->env_names.n ? "" : "-");
+        sm_strbuf_printf(&b, "%s%s", k ? ", " : "", i->env_names.items[k].key);
+    line(out, "env:", b.len ? b.data : "-");
+    sm_strbuf_reset(&b);
     if (i->nports) {
-        fprintf(out, "ports:      ");
         for (size_t k = 0; k < i->nports; k++)
-            fprintf(out, "%s%d", k ? ", " : "", i->ports[k]);
-        fprintf(out, "\n");
+            sm_strbuf_printf(&b, "%s%d", k ? ", " : "", i->ports[k]);
+        line(out, "ports:", b.data);
+        sm_strbuf_reset(&b);
     }
     if (i->failure.kind != SM_FAIL_NONE) {
         char label[128], ev[512];
         sm_failure_label(&i->failure, label, sizeof label);
         sm_failure_evidence(&i->failure, ev, sizeof ev);
-        fprintf(out, "why:        %s%s%s\n", label, ev[0] ? ": " : "", ev);
+        sm_strbuf_printf(&b, "%s%s%s", label, ev[0] ? ": " : "", ev);
+        line(out, "why:", b.data);
         if (i->failure.reason[0])
-            fprintf(out, "            %s\n", i->failure.reason);
+            line(out, "", i->failure.reason);
     }
+    sm_strbuf_free(&b);
     if (i->detail)
-        fprintf(out, "note:       %s\n", i->detail);
+        line(out, "note:", i->detail);
 }

@@ -40,6 +40,21 @@ expect_match "and says why" "read-only host root" "$ERR"
 run "$SANDMAN" ls -aq
 expect_eq "a failed create leaves nothing behind" "" "$OUT"
 
+run "$SANDMAN" create -e =x
+expect_eq "an env argument without a name exits 2" 2 "$RC"
+expect_match "saying both forms" "--env wants KEY=VALUE, or KEY to pass the value of KEY" "$ERR"
+printf 'A=1\nAPI KEY=s3cr3t-value\n' >"$SANDMAN_STATE_DIR/ws.env"
+run "$SANDMAN" create --env-file "$SANDMAN_STATE_DIR/ws.env"
+expect_eq "an env file line with a space in the name exits 2" 2 "$RC"
+expect_match "naming file and line" "ws.env:2: the variable name contains whitespace" "$ERR"
+expect_no_match "without quoting the value" "s3cr3t" "$ERR"
+check "in one line" one_line "$ERR"
+printf 'A=1\0B=2\n' >"$SANDMAN_STATE_DIR/nul.env"
+run "$SANDMAN" exec --env-file "$SANDMAN_STATE_DIR/nul.env" nosuch -- true
+expect_match "an env file with NUL bytes is refused" "nul.env: holds NUL bytes" "$ERR"
+run "$SANDMAN" create --env-file /dev/zero
+expect_match "an endless env file is cut at 1 MiB" "larger than 1 MiB" "$ERR"
+
 run "$SANDMAN" exec
 expect_eq "exec without an id exits 2" 2 "$RC"
 run "$SANDMAN" exec abcdef123456 -- true

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
+
 bool tui_unicode = true;
 
 /* Converts UTF-8 to wide characters; invalid bytes become '?'. Returns the count. */
@@ -21,8 +23,8 @@ static size_t to_wide(const char *s, wchar_t *out, size_t max)
             wc = '?';
             k = 1;
         }
-        if (wc < 32 || wc == 127)
-            wc = ' '; /* control characters never reach the terminal */
+        if (sm_text_is_control((uint32_t)wc))
+            wc = ' '; /* control characters (C0, DEL, C1, bidi) never reach the terminal */
         out[n++] = wc;
         s += k;
     }
