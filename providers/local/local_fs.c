@@ -169,6 +169,17 @@ static int open_temp(int dir, mode_t mode, char *name, size_t len, bool *named)
     return -1;
 }
 
+/* A file that replaces an existing one keeps its permissions and (when we may) its owner, as
+ * cp writing over a file does. */
+static int keep_attrs(int out, const struct stat *dst)
+{
+    if (!S_ISREG(dst->st_mode))
+        return 0;
+    if (geteuid() == 0 && fchown(out, dst->st_uid, dst->st_gid) < 0)
+        return -1;
+    return fchmod(out, dst->st_mode & 0777);
+}
+
 /* Gives the complete temp file its final name in dir (replacing what was there, never writing
  * through it). Returns -1 with errno set; the temp file is gone either way. */
 static int commit_temp(int fd, int dir, const char *tmp, bool named, const char *final)
@@ -300,6 +311,18 @@ static int upload_target(int root, const char *path, int *dirfd, char **name, st
     return -1;
 }
 
+/* The kernel filesystem of an existing entry of dir (a file of /proc bind-mounted onto an
+ * ordinary directory), or NULL. */
+static const char *entry_fs(int dir, const char *name)
+{
+    int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    const char *kfs = kernel_fs(fd);
+    close(fd);
+    return kfs;
+}
+
 /* Why this open file must not be transferred, or NULL. */
 static const char *refuse(int fd, struct stat *st)
 {
@@ -346,7 +369,7 @@ int local_upload(sm_provider *p, sm_handle *h, const char *local, const char *re
         rc =
             sm_error_set(err, errno == EISDIR ? SM_ERR_INVALID : SM_ERR_IO, SM_FAIL_TRANSFER_FAILED,
                          "upload: cannot write %s in sandbox %s: %s", path, h->id, strerror(errno));
-    } else if ((why = kernel_fs(dir)) != NULL) {
+    } else if ((why = kernel_fs(dir)) != NULL || (why = entry_fs(dir, name)) != NULL) {
         rc = sm_error_set(err, SM_ERR_INVALID, SM_FAIL_TRANSFER_FAILED,
                           "upload: %s in sandbox %s leads into %s (a kernel filesystem); only "
                           "regular files on ordinary filesystems are written",
@@ -361,7 +384,7 @@ int local_upload(sm_provider *p, sm_handle *h, const char *local, const char *re
         rc =
             sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED,
                          "upload: cannot write %s in sandbox %s: %s", path, h->id, strerror(errno));
-    } else if (copy_sparse(in, out, st.st_size) < 0 ||
+    } else if (copy_sparse(in, out, st.st_size) < 0 || keep_attrs(out, &dst) < 0 ||
                commit_temp(out, dir, tmp, named, name) < 0) {
         /* No fsync: the sandbox's files do not outlive it, and the rename alone keeps a
          * killed upload from replacing a complete file with a part of one. */
@@ -442,7 +465,7 @@ int local_download(sm_provider *p, sm_handle *h, const char *remote, const char 
         return err ? err->code : SM_ERR_RUNTIME;
     char *path = remote_path(&r, remote), *name = NULL, tmp[64];
     int rc = SM_OK, dir = -1, out = -1;
-    struct stat st, dst;
+    struct stat st, dst = {0};
     const char *why;
     bool named = false;
     int in = open_source(root, path, &st, &why);
@@ -467,8 +490,8 @@ int local_download(sm_provider *p, sm_handle *h, const char *remote, const char 
     } else if ((out = open_temp(dir, st.st_mode & 0777, tmp, sizeof tmp, &named)) < 0) {
         rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "download: cannot write %s: %s",
                           local, strerror(errno));
-    } else if (copy_sparse(in, out, st.st_size) < 0 || fsync(out) < 0 ||
-               commit_temp(out, dir, tmp, named, name) < 0) {
+    } else if (copy_sparse(in, out, st.st_size) < 0 || keep_attrs(out, &dst) < 0 ||
+               fsync(out) < 0 || commit_temp(out, dir, tmp, named, name) < 0) {
         rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "download: cannot write %s: %s",
                           local, strerror(errno));
         if (named)

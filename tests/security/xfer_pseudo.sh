@@ -38,6 +38,19 @@ attacks() {
         restore_sysctl
     done
     expect_match "$(say "the refusal names the pseudo filesystem")" "proc|not a regular file" "$ERR"
+    # A kernel file bind-mounted onto an ordinary path, where the sandbox may mount.
+    inside "$id" "touch /tmp/bound && mount --bind $SYSCTL /tmp/bound && echo bound"
+    if [ "$OUT" = bound ]; then
+        run timeout 20 "${SM_CMD[@]}" cp "$d/num" "$id:/tmp/bound"
+        check "$(say "upload onto a bind-mounted sysctl is refused")" test "$RC" -ne 0 -a "$RC" -ne 124
+        expect_eq "$(say "and the host sysctl is unchanged")" "$ORIG_SYSCTL" "$(cat $SYSCTL)"
+        restore_sysctl
+        rm -f "$d/out"
+        run timeout 20 "${SM_CMD[@]}" cp "$id:/tmp/bound" "$d/out"
+        check "$(say "download of a bind-mounted sysctl is refused")" test "$RC" -ne 0 -a ! -s "$d/out"
+    else
+        ok "$(say "(the sandbox cannot bind-mount: bind-mounted kernel files not tried)")"
+    fi
     inside "$id" "readlink /tmp/x"
     expect_eq "$(say "the planted link is left as it was")" "$SYSCTL" "$OUT"
 
