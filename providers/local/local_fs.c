@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -323,6 +324,19 @@ static const char *entry_fs(int dir, const char *name)
     return kfs;
 }
 
+/* Whether dir's filesystem has room for the data of st (its allocated blocks: holes are
+ * kept), so a copy that cannot fit fails at once with a clear error instead of filling the
+ * disk first. Sets *need and *avail (bytes). */
+static bool has_room(int dir, const struct stat *st, long long *need, long long *avail)
+{
+    struct statvfs sv;
+    *need = (long long)st->st_blocks * 512;
+    if (fstatvfs(dir, &sv) < 0)
+        return true;
+    *avail = (long long)sv.f_bavail * (long long)sv.f_frsize;
+    return *need <= *avail;
+}
+
 /* Why this open file must not be transferred, or NULL. */
 static const char *refuse(int fd, struct stat *st)
 {
@@ -364,6 +378,7 @@ int local_upload(sm_provider *p, sm_handle *h, const char *local, const char *re
     char *path = remote_path(&r, remote), *name = NULL, tmp[64];
     int rc = SM_OK, dir = -1, out = -1;
     struct stat dst;
+    long long need = 0, avail = 0;
     bool named = false;
     if (make_parents(root, path) < 0 || upload_target(root, path, &dir, &name, &dst) < 0) {
         rc =
@@ -380,6 +395,11 @@ int local_upload(sm_provider *p, sm_handle *h, const char *local, const char *re
                           "replaced",
                           path, h->id,
                           S_ISDIR(dst.st_mode) ? "is a directory" : "is not a regular file");
+    } else if (!has_room(dir, &st, &need, &avail)) {
+        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED,
+                          "upload: %s holds %lld MiB of data but sandbox %s has only %lld MiB free "
+                          "there",
+                          local, need >> 20, h->id, avail >> 20);
     } else if ((out = open_temp(dir, st.st_mode & 0777, tmp, sizeof tmp, &named)) < 0) {
         rc =
             sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED,
@@ -466,6 +486,7 @@ int local_download(sm_provider *p, sm_handle *h, const char *remote, const char 
     char *path = remote_path(&r, remote), *name = NULL, tmp[64];
     int rc = SM_OK, dir = -1, out = -1;
     struct stat st, dst = {0};
+    long long need = 0, avail = 0;
     const char *why;
     bool named = false;
     int in = open_source(root, path, &st, &why);
@@ -487,6 +508,11 @@ int local_download(sm_provider *p, sm_handle *h, const char *remote, const char 
                           "download: %s exists and %s; only a regular file (or a link, which "
                           "is replaced, not followed) is overwritten",
                           local, S_ISDIR(dst.st_mode) ? "is a directory" : "is not a regular file");
+    } else if (!has_room(dir, &st, &need, &avail)) {
+        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED,
+                          "download: %s in sandbox %s holds %lld MiB of data but %s has only "
+                          "%lld MiB free",
+                          path, h->id, need >> 20, local, avail >> 20);
     } else if ((out = open_temp(dir, st.st_mode & 0777, tmp, sizeof tmp, &named)) < 0) {
         rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "download: cannot write %s: %s",
                           local, strerror(errno));

@@ -1,6 +1,6 @@
 # Sparse files stay sparse through sandman cp in both directions: a file of holes the agent
 # made (truncate -s) must not be expanded into gigabytes of zeros on the host disk, and a host
-# file with holes must not fill the sandbox's disk.
+# file with holes must not fill the sandbox's disk; a file that cannot fit fails at once.
 . "$(dirname "$0")/lib_security.sh"
 
 SPARSE_GIB=1
@@ -33,6 +33,15 @@ attacks() {
     inside "$id" "truncate -s 1M /tmp/hole"
     run sm cp "$id:/tmp/hole" "$d/hole"
     expect_eq "$(say "a file that is one hole keeps its size")" 1048576 "$(stat -c %s "$d/hole" 2>/dev/null)"
+    # More data than the destination can hold fails at once, saying so, and leaves nothing.
+    head -c $((100 << 20)) /dev/zero >"$d/dense"
+    chmod 644 "$d/dense"
+    run sm cp "$d/dense" "$id:/dev/shm/dense"
+    check "$(say "an upload larger than the room left fails")" test "$RC" -ne 0
+    expect_match "$(say "saying how much room there is")" "100 MiB of data but .* only [0-9]+ MiB free" "$ERR"
+    inside "$id" "ls -A /dev/shm | wc -l; df -k /dev/shm | awk 'NR==2 {print \$3}'"
+    expect_eq "$(say "and /dev/shm is left empty")" "0
+0" "$OUT"
     sm rm "$id" >/dev/null
     rm -rf "$d"
 }
