@@ -307,7 +307,9 @@ static int destroy_sandbox(const char *id, sm_error *err)
     if (local_record_load(id, &r, NULL) == SM_OK) {
         if (!r.ended || r.damaged) {
             /* Ask the supervisor to end it (it records why), then wait for its lock. */
-            pid_t sp = r.sup_pid;
+            pid_t sp = r.sup_alive ? local_record_lock_holder(r.dir) : 0;
+            if (sp <= 0)
+                sp = r.sup_pid;
             int pidfd = (sp > 0 && r.sup_alive) ? (int)syscall(SYS_pidfd_open, sp, 0) : -1;
             if (pidfd >= 0) {
                 /* The supervisor records the end and removes the cgroups, then exits. */

@@ -66,6 +66,9 @@ int local_record_load(const char *id, local_record *r, sm_error *err);
 void local_record_free(local_record *r);
 sm_status local_record_status(const local_record *r, sm_failure *why);
 bool local_record_init_alive(const local_record *r);
+/* The supervisor holding <dir>/lock, found in /proc/locks (what the ready file says may be
+ * damaged). 0 when none. */
+pid_t local_record_lock_holder(const char *dir);
 /* Whether any of the sandbox still runs (its supervisor or its init). */
 bool local_record_alive(const local_record *r);
 void local_record_info(const local_record *r, sm_sandbox_info *info);

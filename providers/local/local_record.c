@@ -84,9 +84,7 @@ static bool has(const char *dir, const char *name)
     return yes;
 }
 
-/* The supervisor holding dir/lock, found in /proc/locks (for a record whose ready file,
- * which names it, is damaged). 0 when none. */
-static pid_t lock_holder(const char *dir)
+pid_t local_record_lock_holder(const char *dir)
 {
     char *path = xasprintf("%s/lock", dir);
     struct stat st;
@@ -211,7 +209,7 @@ int local_record_load(const char *id, local_record *r, sm_error *err)
     if (!r->ended)
         r->sup_alive = supervisor_alive(r->dir);
     if (r->sup_alive && r->sup_pid <= 0)
-        r->sup_pid = lock_holder(r->dir);
+        r->sup_pid = local_record_lock_holder(r->dir);
     return SM_OK;
 }
 
