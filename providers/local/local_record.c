@@ -155,9 +155,9 @@ int local_record_load(const char *id, local_record *r, sm_error *err)
         return sm_error_set(err, SM_ERR_NOT_FOUND, SM_FAIL_NOT_FOUND, "no local sandbox '%s'", id);
     }
     char *path = xasprintf("%s/spec.json", r->dir), *text = NULL;
-    int rc = sm_read_file(path, &text, NULL);
+    int rc = sm_read_file(path, &text, NULL), read_errno = errno;
     free(path);
-    if (rc < 0 && errno == ENOENT && sm_now_wall() - (double)st.st_mtime < 10 &&
+    if (rc < 0 && read_errno == ENOENT && sm_now_wall() - (double)st.st_mtime < 10 &&
         !has(r->dir, "removing") && !has(r->dir, "lock")) {
         /* A creator between making the directory and writing the record. */
         local_record_free(r);
@@ -166,7 +166,11 @@ int local_record_load(const char *id, local_record *r, sm_error *err)
     r->spec = rc == 0 ? cJSON_Parse(text) : NULL;
     free(text);
     if (!cJSON_IsObject(r->spec)) {
-        note_damage(r, "spec.json", rc < 0 ? strerror(errno) : "truncated or not a JSON object");
+        if (rc < 0 && has(r->dir, "removing"))
+            note_damage(r, "partly removed", "an earlier rm could not remove everything");
+        else
+            note_damage(r, "spec.json",
+                        rc < 0 ? strerror(read_errno) : "truncated or not a JSON object");
         cJSON_Delete(r->spec);
         r->spec = cJSON_CreateObject();
     }

@@ -43,6 +43,10 @@ open(\"leaf\", \"w\").write(\"x\")
             run sm rm "$id"
             check "$(say "rm fails when something is left")" test "$RC" -ne 0
             expect_match "$(say "and names what is left")" "tmp/keep/stuck" "$ERR"
+            run sm ls -a
+            expect_match "$(say "ls -a still shows what is left, as broken")" "$id.*error" "$OUT"
+            run sm status "$id"
+            expect_match "$(say "and status says an rm was incomplete")" "partly removed" "$OUT"
             chattr -i "$dir/tmp/keep/stuck"
             run sm rm "$id"
             expect_eq "$(say "once removable, rm of the same id finishes")" 0 "$RC"
