@@ -447,6 +447,8 @@ static int open_source(int root, const char *path, struct stat *st, const char *
     struct stat again;
     if (in >= 0 && (fstat(in, &again) < 0 || again.st_ino != st->st_ino ||
                     again.st_dev != st->st_dev || (*why = refuse(in, st)) != NULL)) {
+        if (!*why)
+            *why = "it was replaced while being opened";
         close(in);
         return -1;
     }
