@@ -25,6 +25,9 @@ open(\"leaf\", \"w\").write(\"x\")
     cg=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1])).get('cgroups',{}); print(' '.join(v for k,v in c.items() if k!='version'))" "$dir/spec.json" 2>/dev/null)
     local c
     for c in $cg; do mkdir -p "$c/child/grandchild"; done
+    # And the agent's own way where nested namespaces let it (a mount of its cgroup hierarchy).
+    inside "$id" 'mkdir -p /tmp/cg && unshare -Ur -C -m sh -c "mount -t cgroup -o pids none /tmp/cg && mkdir -p /tmp/cg/agent/deeper" 2>/dev/null; echo tried'
+
     run sm rm "$id"
     expect_eq "$(say "rm succeeds")" 0 "$RC"
     check "$(say "and leaves nothing of the sandbox's directory")" test ! -e "$dir"
