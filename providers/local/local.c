@@ -341,8 +341,7 @@ static int destroy_sandbox(const char *id, sm_error *err)
     char *dir = local_dir(id), what[400];
     /* A cgroup left behind keeps the record that names it, for rm to try again. */
     if (!left[0] && sm_rm_rf_report(dir, what, sizeof what) < 0) {
-        if (!left[0])
-            snprintf(left, sizeof left, "%s", what);
+        snprintf(left, sizeof left, "%s", what);
         /* Marks what is left as a sandbox being removed, not one being created, so ls and
          * rm still show and reach it. */
         char *mark = xasprintf("%s/removing", dir);
