@@ -262,37 +262,213 @@ int sm_mkdir_p(const char *path, mode_t mode)
     return 0;
 }
 
-static int rm_rf_at(int parent, const char *name)
+/* One directory being emptied by sm_rm_rf: its identity (to check that ".." leads back to
+ * it), its name in its parent, and its subdirectories still to empty. */
+typedef struct rm_frame {
+    dev_t dev;
+    ino_t ino;
+    char *name;
+    char **subdirs;
+    size_t n, next;
+} rm_frame;
+
+typedef struct rm_walk {
+    const char *path;
+    rm_frame *stack;
+    size_t depth, cap;
+    char *left;
+    size_t len;
+    int rc;
+} rm_walk;
+
+/* Records the first thing that could not be removed: its path and why. */
+static void rm_note(rm_walk *w, const char *name, int err)
 {
-    if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+    w->rc = -1;
+    if (!w->left || w->left[0])
+        return;
+    size_t need = strlen(w->path) + (name ? strlen(name) + 1 : 0) + 1;
+    for (size_t i = 1; i < w->depth; i++)
+        need += strlen(w->stack[i].name) + 1;
+    char *full = xmalloc(need), *o = full;
+    o += sprintf(o, "%s", w->path);
+    for (size_t i = 1; i < w->depth; i++)
+        o += sprintf(o, "/%s", w->stack[i].name);
+    if (name)
+        sprintf(o, "/%s", name);
+    const char *why = strerror(err);
+    size_t room = w->len > strlen(why) + 8 ? w->len - strlen(why) - 8 : 0;
+    if (strlen(full) <= room)
+        snprintf(w->left, w->len, "%s (%s)", full, why);
+    else /* the end of a deep path says where it is */
+        snprintf(w->left, w->len, "...%s (%s)", full + strlen(full) - (room > 3 ? room - 3 : 0),
+                 why);
+    free(full);
+}
+
+/* Opens a directory to empty it; one its owner made unreadable (chmod 000) is given back to
+ * its owner first, since we are that owner (or root). */
+static int rm_open_dir(int parent, const char *name)
+{
+    int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+    int fd = openat(parent, name, flags);
+    if (fd < 0 && errno == EACCES && fchmodat(parent, name, 0700, AT_SYMLINK_NOFOLLOW) == 0)
+        fd = openat(parent, name, flags);
+    return fd;
+}
+
+/* unlinkat, retried once with write permission on a directory that denies it. */
+static int rm_unlink(int dir, const char *name, int flags)
+{
+    if (unlinkat(dir, name, flags) == 0 || errno == ENOENT)
         return 0;
-    if (errno != EISDIR && errno != EPERM)
+    if (errno != EACCES || fchmod(dir, 0700) < 0)
         return -1;
-    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? 0 : -1;
-    DIR *d = fdopendir(fd);
+    return unlinkat(dir, name, flags) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+static bool rm_is_dir(int dir, const struct dirent *de)
+{
+    struct stat st;
+    if (de->d_type != DT_UNKNOWN)
+        return de->d_type == DT_DIR;
+    return fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Removes everything in the directory on top of the stack except its non-empty
+ * subdirectories, which it lists in the frame for the walk to enter. */
+static void rm_scan(rm_walk *w, int fd)
+{
+    rm_frame *f = &w->stack[w->depth - 1];
+    int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     if (!d) {
-        close(fd);
-        return -1;
+        if (dup_fd >= 0)
+            close(dup_fd);
+        rm_note(w, NULL, errno);
+        return;
     }
-    int rc = 0;
+    size_t cap = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
-        if (rm_rf_at(dirfd(d), de->d_name) < 0)
-            rc = -1;
+        bool dir = rm_is_dir(fd, de);
+        if (rm_unlink(fd, de->d_name, dir ? AT_REMOVEDIR : 0) == 0)
+            continue;
+        if (!dir || (errno != ENOTEMPTY && errno != EEXIST)) {
+            rm_note(w, de->d_name, errno);
+            continue;
+        }
+        if (f->n == cap) {
+            cap = cap ? cap * 2 : 8;
+            f->subdirs = xrealloc(f->subdirs, cap * sizeof *f->subdirs);
+        }
+        f->subdirs[f->n++] = xstrdup(de->d_name);
     }
     closedir(d);
-    if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-        rc = -1;
-    return rc;
+}
+
+static void rm_push(rm_walk *w, int fd, const char *name)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        memset(&st, 0, sizeof st);
+    if (w->depth == w->cap) {
+        w->cap = w->cap ? w->cap * 2 : 64;
+        w->stack = xrealloc(w->stack, w->cap * sizeof *w->stack);
+    }
+    w->stack[w->depth++] =
+        (rm_frame){st.st_dev, st.st_ino, name ? xstrdup(name) : NULL, NULL, 0, 0};
+    rm_scan(w, fd);
+}
+
+static void rm_pop(rm_walk *w)
+{
+    rm_frame *f = &w->stack[--w->depth];
+    for (size_t i = 0; i < f->n; i++)
+        free(f->subdirs[i]);
+    free(f->subdirs);
+    free(f->name);
+}
+
+/* Depth-first without recursion and with one descriptor open at a time, so no depth of tree
+ * (an agent's 5000 nested directories) runs out of stack or descriptors. The walk climbs back
+ * through ".." and checks it is the directory it came from, so a directory moved meanwhile
+ * cannot lead it out of the tree. */
+int sm_rm_rf_report(const char *path, char *left, size_t len)
+{
+    rm_walk w = {.path = path, .left = left, .len = len};
+    if (left && len)
+        left[0] = '\0';
+    else
+        w.left = NULL;
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0 : (rm_note(&w, NULL, errno), -1);
+    if (!S_ISDIR(st.st_mode)) {
+        if (unlink(path) == 0 || errno == ENOENT)
+            return 0;
+        rm_note(&w, NULL, errno);
+        return -1;
+    }
+    int fd = rm_open_dir(AT_FDCWD, path);
+    if (fd < 0) {
+        rm_note(&w, NULL, errno);
+        return -1;
+    }
+    rm_push(&w, fd, NULL);
+    while (w.depth > 0) {
+        rm_frame *f = &w.stack[w.depth - 1];
+        if (f->next < f->n) {
+            const char *name = f->subdirs[f->next++];
+            int child = rm_open_dir(fd, name);
+            if (child < 0) {
+                rm_note(&w, name, errno);
+                continue;
+            }
+            close(fd);
+            fd = child;
+            rm_push(&w, fd, name);
+            continue;
+        }
+        if (w.depth == 1) {
+            close(fd);
+            fd = -1;
+            rm_pop(&w);
+            break;
+        }
+        int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        rm_frame *parent = &w.stack[w.depth - 2];
+        if (up < 0 || fstat(up, &st) < 0 || st.st_dev != parent->dev || st.st_ino != parent->ino) {
+            rm_note(&w, NULL, up < 0 ? errno : ESTALE);
+            if (up >= 0)
+                close(up);
+            close(fd);
+            fd = -1;
+            while (w.depth > 0)
+                rm_pop(&w);
+            break;
+        }
+        close(fd);
+        fd = up;
+        char *name = xstrdup(f->name);
+        rm_pop(&w);
+        if (rm_unlink(fd, name, AT_REMOVEDIR) < 0)
+            rm_note(&w, name, errno);
+        free(name);
+    }
+    if (fd >= 0)
+        close(fd);
+    free(w.stack);
+    if (rmdir(path) < 0 && errno != ENOENT)
+        rm_note(&w, NULL, errno);
+    return w.rc;
 }
 
 int sm_rm_rf(const char *path)
 {
-    return rm_rf_at(AT_FDCWD, path);
+    return sm_rm_rf_report(path, NULL, 0);
 }
 
 int sm_read_small_at(int dirfd, const char *name, char *buf, size_t len)

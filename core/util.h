@@ -41,6 +41,8 @@ int sm_read_file(const char *path, char **out, size_t *len); /* *out malloc'd, N
 int sm_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode);
 int sm_mkdir_p(const char *path, mode_t mode);
 int sm_rm_rf(const char *path);
+/* sm_rm_rf that, when something cannot be removed, writes its path and why into left. */
+int sm_rm_rf_report(const char *path, char *left, size_t len);
 /* Reads a small file into buf (NUL-terminated, trailing newline stripped); -1 on error. */
 int sm_read_small(const char *path, char *buf, size_t len);
 int sm_read_small_at(int dirfd, const char *name, char *buf, size_t len);

@@ -1,6 +1,7 @@
 /* Cgroup filesystem helpers shared by client and supervisor (libc only). */
 #include "providers/local/cgfs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -83,10 +84,27 @@ void cgfs_kill_all(const char *dir)
     }
 }
 
-int cgfs_remove(const char *dir)
+/* The first child cgroup of dir (a subdirectory), malloc'd, or NULL. */
+static char *first_child(const char *dir)
 {
-    if (!dir || !*dir)
-        return 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char *child = NULL;
+    struct dirent *de;
+    while (!child && (de = readdir(d)) != NULL)
+        if (de->d_type == DT_DIR && strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+            size_t n = strlen(dir) + strlen(de->d_name) + 2;
+            child = malloc(n);
+            if (child)
+                snprintf(child, n, "%s/%s", dir, de->d_name);
+        }
+    closedir(d);
+    return child;
+}
+
+static int remove_one(const char *dir)
+{
     for (int i = 0; i < 200; i++) {
         if (rmdir(dir) == 0 || errno == ENOENT)
             return 0;
@@ -97,4 +115,26 @@ int cgfs_remove(const char *dir)
         nanosleep(&ts, NULL);
     }
     return -1;
+}
+
+/* A cgroup with child cgroups (which whoever reached its cgroup may have made) cannot be
+ * removed before them: remove the deepest first, one at a time, without recursion or a
+ * descriptor held per level. */
+int cgfs_remove(const char *dir)
+{
+    if (!dir || !*dir)
+        return 0;
+    for (;;) {
+        char *leaf = NULL, *child;
+        while ((child = first_child(leaf ? leaf : dir)) != NULL) {
+            free(leaf);
+            leaf = child;
+        }
+        if (!leaf)
+            return remove_one(dir);
+        int rc = remove_one(leaf);
+        free(leaf);
+        if (rc < 0)
+            return -1;
+    }
 }

@@ -12,7 +12,8 @@ long long cgfs_read_key(const char *dir, const char *file, const char *key);
 long long cgfs_read_num(const char *dir, const char *file);
 /* SIGKILLs every process in the cgroup (cgroup.kill when present, else cgroup.procs). */
 void cgfs_kill_all(const char *dir);
-/* Kills leftovers and removes the directory, retrying briefly while it drains. 0 or -1. */
+/* Kills leftovers and removes the directory and any child cgroups (deepest first), retrying
+ * briefly while each drains. 0 or -1. */
 int cgfs_remove(const char *dir);
 
 #endif

@@ -320,23 +320,21 @@ static int start_supervisor(const local_provider *lp, const char *dir, double ti
     return -1;
 }
 
-/* Removes what exists of a sandbox: processes, cgroups, state directory. */
-static void destroy_sandbox(const char *id)
+/* Removes what exists of a sandbox: processes, cgroups, state directory, whatever state its
+ * record is in (a damaged record still names its supervisor through its lock). Returns
+ * SM_OK, or an error naming what is left. */
+static int destroy_sandbox(const char *id, sm_error *err)
 {
     local_record r;
+    char left[512] = "";
     if (local_record_load(id, &r, NULL) == SM_OK) {
-        if (!r.ended) {
+        if (!r.ended || r.damaged) {
             /* Ask the supervisor to end it (it records why), then wait for its lock. */
-            char *sup = xasprintf("%s/ready", r.dir);
-            struct launch rd;
-            pid_t sp = 0;
-            if (launch_read(sup, &rd) == 0) {
-                sp = (pid_t)launch_get_ll(&rd, "supervisor", 0);
-                launch_free(&rd);
-            }
-            free(sup);
+            pid_t sp = r.sup_alive ? local_record_lock_holder(r.dir) : 0;
+            if (sp <= 0)
+                sp = r.sup_pid;
             int pidfd = (sp > 0 && r.sup_alive) ? (int)syscall(SYS_pidfd_open, sp, 0) : -1;
-            if (pidfd >= 0 && r.sup_alive) {
+            if (pidfd >= 0) {
                 /* The supervisor records the end and removes the cgroups, then exits. */
                 kill(sp, SIGTERM);
                 struct pollfd pf = {.fd = pidfd, .events = POLLIN};
@@ -357,11 +355,29 @@ static void destroy_sandbox(const char *id)
                 kill(r.init_pid, SIGKILL);
         }
         local_cg_remove(&r.cg);
+        struct stat st;
+        for (int c = 0; c < CG__COUNT && !left[0]; c++)
+            if (r.cg.dir[c] && stat(r.cg.dir[c], &st) == 0)
+                snprintf(left, sizeof left, "its cgroup %s", r.cg.dir[c]);
         local_record_free(&r);
     }
-    char *dir = local_dir(id);
-    sm_rm_rf(dir);
+    char *dir = local_dir(id), what[400];
+    /* A cgroup left behind keeps the record that names it, for rm to try again. */
+    if (!left[0] && sm_rm_rf_report(dir, what, sizeof what) < 0) {
+        snprintf(left, sizeof left, "%s", what);
+        /* Marks what is left as a sandbox being removed, not one being created, so ls and
+         * rm still show and reach it. */
+        char *mark = xasprintf("%s/removing", dir);
+        int mfd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (mfd >= 0)
+            close(mfd);
+        free(mark);
+    }
     free(dir);
+    if (left[0])
+        return sm_error_set(err, SM_ERR_IO, SM_FAIL_SANDBOX_ERROR,
+                            "sandbox %s ended, but rm could not remove %s", id, left);
+    return SM_OK;
 }
 
 static int local_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error *err)
@@ -438,7 +454,7 @@ static int local_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm
     free(rootfs);
     if (rc != SM_OK) {
         local_cg_remove(&cg);
-        destroy_sandbox(id);
+        destroy_sandbox(id, NULL);
         local_cg_free(&cg);
         free(dir);
         return rc;
@@ -455,9 +471,7 @@ static int local_close(sm_provider *p, sm_handle *h, sm_error *err)
     struct stat st;
     bool exists = stat(dir, &st) == 0;
     free(dir);
-    if (exists)
-        destroy_sandbox(h->id);
-    return SM_OK;
+    return exists ? destroy_sandbox(h->id, err) : SM_OK;
 }
 
 static int local_status(sm_provider *p, sm_handle *h, sm_sandbox_info *info, sm_error *err)
@@ -506,8 +520,10 @@ static int local_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info *
             continue;
         sm_sandbox_info info;
         local_record_info(&r, &info);
+        /* A damaged record whose processes still run is listed: it is not gone. */
+        bool alive = info.status == SM_STATUS_RUNNING || info.status == SM_STATUS_STARTING ||
+                     (r.damaged && local_record_alive(&r));
         local_record_free(&r);
-        bool alive = info.status == SM_STATUS_RUNNING || info.status == SM_STATUS_STARTING;
         if ((!f || !f->all) && !alive) {
             sm_sandbox_info_free(&info);
             continue;

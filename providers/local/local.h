@@ -7,6 +7,7 @@
  *   ready       init pid + start time, once the sandbox answers
  *   end         why it ended, written by the supervisor
  *   ctl.sock    the init's control socket
+ *   removing    made by rm before it removes the directory
  *   tmp/ work/ upper/ ovl/ root/   the sandbox's private filesystem parts */
 #ifndef SM_LOCAL_H
 #define SM_LOCAL_H
@@ -50,7 +51,8 @@ typedef struct local_record {
     char *dir;
     cJSON *spec; /* spec.json */
     bool ready, ended, sup_alive;
-    pid_t init_pid;
+    char *damaged; /* what of the record is unreadable ("spec.json: ..."), or NULL */
+    pid_t init_pid, sup_pid;
     unsigned long long starttime;
     double created_at, ready_at;
     sm_failure end; /* why it ended */
@@ -66,6 +68,11 @@ int local_record_load(const char *id, local_record *r, sm_error *err);
 void local_record_free(local_record *r);
 sm_status local_record_status(const local_record *r, sm_failure *why);
 bool local_record_init_alive(const local_record *r);
+/* The supervisor holding <dir>/lock, found in /proc/locks (what the ready file says may be
+ * damaged). 0 when none. */
+pid_t local_record_lock_holder(const char *dir);
+/* Whether any of the sandbox still runs (its supervisor or its init). */
+bool local_record_alive(const local_record *r);
 void local_record_info(const local_record *r, sm_sandbox_info *info);
 /* Loads a record that must be running; otherwise a clear runtime error. */
 int local_record_running(const char *id, local_record *r, sm_error *err);

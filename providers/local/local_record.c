@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "core/json.h"
@@ -60,6 +61,53 @@ bool local_record_init_alive(const local_record *r)
     return r->init_pid > 0 && r->starttime && starttime_of(r->init_pid) == r->starttime;
 }
 
+bool local_record_alive(const local_record *r)
+{
+    return r->sup_alive || local_record_init_alive(r);
+}
+
+/* Keeps the first damage found; a damaged record is still a sandbox (rm must reach it). */
+static void note_damage(local_record *r, const char *file, const char *why)
+{
+    if (!r->damaged)
+        r->damaged = xasprintf("%s: %s", file, why);
+}
+
+/* Whether dir/name exists. A record without spec.json is one being created (its supervisor,
+ * which makes the lock, starts after the record is written) unless it has a lock, or rm has
+ * marked it as one it could not remove completely. */
+static bool has(const char *dir, const char *name)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    bool yes = access(path, F_OK) == 0;
+    free(path);
+    return yes;
+}
+
+pid_t local_record_lock_holder(const char *dir)
+{
+    char *path = xasprintf("%s/lock", dir);
+    struct stat st;
+    int rc = stat(path, &st);
+    free(path);
+    FILE *f = rc == 0 ? fopen("/proc/locks", "re") : NULL;
+    if (!f)
+        return 0;
+    char line[256];
+    pid_t pid = 0;
+    while (!pid && fgets(line, sizeof line, f)) {
+        long p;
+        unsigned maj, min;
+        unsigned long long ino;
+        if (sscanf(line, "%*d: FLOCK %*s %*s %ld %x:%x:%llu", &p, &maj, &min, &ino) == 4 &&
+            ino == (unsigned long long)st.st_ino && maj == major(st.st_dev) &&
+            min == minor(st.st_dev))
+            pid = (pid_t)p;
+    }
+    fclose(f);
+    return pid;
+}
+
 static void load_end(const char *dir, local_record *r)
 {
     struct launch e;
@@ -68,9 +116,18 @@ static void load_end(const char *dir, local_record *r)
     free(path);
     if (rc < 0)
         return;
+    const char *kind = launch_get(&e, "kind", NULL);
+    if (!kind || sm_failure_kind_parse(kind, &r->end.kind) != 0) {
+        /* Written by the supervisor as it ends; while its lock is held it has not ended. */
+        launch_free(&e);
+        note_damage(r, "end", kind ? "an unknown kind of end" : "truncated or unreadable");
+        r->ended = !supervisor_alive(dir);
+        r->end.kind = SM_FAIL_SANDBOX_ERROR;
+        return;
+    }
     r->ended = true;
     sm_failure_init(&r->end);
-    sm_failure_kind_parse(launch_get(&e, "kind", "none"), &r->end.kind);
+    sm_failure_kind_parse(kind, &r->end.kind);
     snprintf(r->end.operation, sizeof r->end.operation, "lifecycle");
     snprintf(r->end.sandbox_id, sizeof r->end.sandbox_id, "%s", r->id);
     snprintf(r->end.provider, sizeof r->end.provider, "local");
@@ -92,19 +149,30 @@ int local_record_load(const char *id, local_record *r, sm_error *err)
     r->dir = local_dir(id);
     r->created_at = r->ready_at = r->ended_at = -1;
     sm_failure_init(&r->end);
-    char *path = xasprintf("%s/spec.json", r->dir), *text = NULL;
-    int rc = sm_read_file(path, &text, NULL);
-    free(path);
-    if (rc < 0) {
+    struct stat st;
+    if (lstat(r->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
         local_record_free(r);
         return sm_error_set(err, SM_ERR_NOT_FOUND, SM_FAIL_NOT_FOUND, "no local sandbox '%s'", id);
     }
-    r->spec = cJSON_Parse(text);
+    char *path = xasprintf("%s/spec.json", r->dir), *text = NULL;
+    int rc = sm_read_file(path, &text, NULL), read_errno = errno;
+    free(path);
+    if (rc < 0 && read_errno == ENOENT && sm_now_wall() - (double)st.st_mtime < 10 &&
+        !has(r->dir, "removing") && !has(r->dir, "lock")) {
+        /* A creator between making the directory and writing the record. */
+        local_record_free(r);
+        return sm_error_set(err, SM_ERR_NOT_FOUND, SM_FAIL_NOT_FOUND, "no local sandbox '%s'", id);
+    }
+    r->spec = rc == 0 ? cJSON_Parse(text) : NULL;
     free(text);
     if (!cJSON_IsObject(r->spec)) {
-        local_record_free(r);
-        return sm_error_set(err, SM_ERR_IO, SM_FAIL_SANDBOX_ERROR,
-                            "sandbox %s: its record spec.json is unreadable", id);
+        if (rc < 0 && has(r->dir, "removing"))
+            note_damage(r, "partly removed", "an earlier rm could not remove everything");
+        else
+            note_damage(r, "spec.json",
+                        rc < 0 ? strerror(read_errno) : "truncated or not a JSON object");
+        cJSON_Delete(r->spec);
+        r->spec = cJSON_CreateObject();
     }
     r->created_at = sm_json_num(r->spec, "created_at", -1);
     const cJSON *cg = cJSON_GetObjectItemCaseSensitive(r->spec, "cgroups");
@@ -113,20 +181,39 @@ int local_record_load(const char *id, local_record *r, sm_error *err)
         const char *d = sm_json_str(cg, cg_keys[c]);
         r->cg.dir[c] = d ? xstrdup(d) : NULL;
     }
+    if (r->damaged) {
+        /* The cgroups are in the launch file too; rm must find them to kill and remove. */
+        struct launch l;
+        path = xasprintf("%s/launch.conf", r->dir);
+        if (launch_read(path, &l) == 0) {
+            const char *dirs[CG__COUNT];
+            size_t n = launch_get_all(&l, "cg", dirs, CG__COUNT);
+            for (size_t i = 0; i < n; i++)
+                r->cg.dir[i] = xstrdup(dirs[i]);
+            r->cg.version = (int)launch_get_ll(&l, "cg_version", 0);
+            launch_free(&l);
+        }
+        free(path);
+    }
     struct launch ready;
     path = xasprintf("%s/ready", r->dir);
     if (launch_read(path, &ready) == 0) {
         r->ready = true;
         r->init_pid = (pid_t)launch_get_ll(&ready, "pid", 0);
+        r->sup_pid = (pid_t)launch_get_ll(&ready, "supervisor", 0);
         r->starttime = (unsigned long long)launch_get_ll(&ready, "starttime", 0);
         double t;
         r->ready_at = sm_parse_double(launch_get(&ready, "ready_at", ""), &t) == 0 ? t : -1;
         launch_free(&ready);
+        if (r->init_pid <= 0 || r->sup_pid <= 0 || !r->starttime)
+            note_damage(r, "ready", "truncated or unreadable");
     }
     free(path);
     load_end(r->dir, r);
     if (!r->ended)
         r->sup_alive = supervisor_alive(r->dir);
+    if (r->sup_alive && r->sup_pid <= 0)
+        r->sup_pid = local_record_lock_holder(r->dir);
     return SM_OK;
 }
 
@@ -134,6 +221,7 @@ void local_record_free(local_record *r)
 {
     free(r->id);
     free(r->dir);
+    free(r->damaged);
     cJSON_Delete(r->spec);
     local_cg_free(&r->cg);
     memset(r, 0, sizeof *r);
@@ -143,6 +231,18 @@ sm_status local_record_status(const local_record *r, sm_failure *why)
 {
     if (why)
         sm_failure_init(why);
+    if (r->damaged) {
+        if (why) {
+            why->kind = SM_FAIL_SANDBOX_ERROR;
+            snprintf(why->operation, sizeof why->operation, "lifecycle");
+            snprintf(why->sandbox_id, sizeof why->sandbox_id, "%s", r->id);
+            snprintf(why->provider, sizeof why->provider, "local");
+            snprintf(why->reason, sizeof why->reason, "damaged record: %s%s", r->damaged,
+                     local_record_alive(r) ? "; its processes are still running (rm removes it)"
+                                           : " (rm removes it)");
+        }
+        return SM_STATUS_ERROR;
+    }
     if (r->ended) {
         if (why)
             *why = r->end;
