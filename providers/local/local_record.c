@@ -16,9 +16,6 @@
 #include "providers/local/launch.h"
 #include "providers/local/local.h"
 
-static const char *const cg_keys[CG__COUNT] = {"memory", "cpu",   "cpuacct",
-                                               "pids",   "blkio", "unified"};
-
 const char *local_root(void)
 {
     static __thread char buf[4096];
@@ -107,12 +104,7 @@ int local_record_load(const char *id, local_record *r, sm_error *err)
                             "sandbox %s: its record spec.json is unreadable", id);
     }
     r->created_at = sm_json_num(r->spec, "created_at", -1);
-    const cJSON *cg = cJSON_GetObjectItemCaseSensitive(r->spec, "cgroups");
-    r->cg.version = (int)sm_json_num(cg, "version", 0);
-    for (int c = 0; c < CG__COUNT; c++) {
-        const char *d = sm_json_str(cg, cg_keys[c]);
-        r->cg.dir[c] = d ? xstrdup(d) : NULL;
-    }
+    local_cg_from_json(cJSON_GetObjectItemCaseSensitive(r->spec, "cgroups"), &r->cg);
     struct launch ready;
     path = xasprintf("%s/ready", r->dir);
     if (launch_read(path, &ready) == 0) {
