@@ -658,10 +658,16 @@ static char *local_describe(sm_provider *p)
     const char *layout = lp->cg.version == 2   ? "cgroup v2"
                          : lp->cg.version == 1 ? "cgroup v1"
                                                : "no cgroups";
-    if (lp->cg.note)
-        return xasprintf("%s; limits not enforced: %s", layout, lp->cg.note);
-    return xasprintf("%s; limits enforced (cpu, memory, pids %ld); network %s%s", layout,
-                     lp->pids_limit, lp->network, geteuid() ? "; user namespace" : "");
+    char *unplaced = lp->cg.unplaced ? xasprintf("; sandboxes stay in sandman's own cgroup on %s",
+                                                 lp->cg.unplaced)
+                                     : xstrdup("");
+    char *d =
+        lp->cg.note
+            ? xasprintf("%s; limits not enforced: %s%s", layout, lp->cg.note, unplaced)
+            : xasprintf("%s; limits enforced (cpu, memory, pids %ld); network %s%s%s", layout,
+                        lp->pids_limit, lp->network, geteuid() ? "; user namespace" : "", unplaced);
+    free(unplaced);
+    return d;
 }
 
 const sm_provider_ops sm_local_provider_ops = {

@@ -140,6 +140,28 @@ void local_cg_parse(local_cg_layout *cg, const char *mountinfo, const char *self
         cg->note = xstrdup("no usable cgroup hierarchy is mounted");
 }
 
+/* Pure v2: the limit controllers our own cgroup does not offer (bound to v1 on a hybrid host, or
+ * not delegated to us), as a note; NULL when all are there. */
+static char *v2_missing(const char *own)
+{
+    char avail[512] = "", missing[64] = "";
+    char *path = xasprintf("%s/cgroup.controllers", own);
+    sm_read_small(path, avail, sizeof avail);
+    free(path);
+    static const char *const want[] = {"cpu", "memory", "pids"};
+    for (size_t i = 0; i < SM_ARRAY_LEN(want); i++) {
+        bool found = false;
+        for (char *w = avail; *w && !found; w += strcspn(w, " \n"), w += strspn(w, " \n"))
+            found = !strncmp(w, want[i], strlen(want[i])) && strchr(" \n", w[strlen(want[i])]);
+        if (!found)
+            snprintf(missing + strlen(missing), sizeof missing - strlen(missing), "%s%s",
+                     missing[0] ? ", " : "", want[i]);
+    }
+    return missing[0]
+               ? xasprintf("the cgroup v2 controllers %s are not available in %s", missing, own)
+               : NULL;
+}
+
 /* Whether this user may create (or use) the sandman/ group at base. */
 static bool writable(const char *base)
 {
@@ -166,16 +188,17 @@ void local_cg_detect(local_cg_layout *cg)
     free(mountinfo);
     free(self);
     const char *probe = cg->base[cg->version == 2 ? CG_UNIFIED : CG_MEMORY];
-    if (probe && !writable(probe)) {
-        char *parent = xstrdup(probe);
-        char *slash = strrchr(parent, '/');
-        if (slash)
-            *slash = '\0';
-        cg->note = xasprintf("cgroups are not writable by this user (%s)", parent);
-        free(parent);
-    }
+    char *own = probe ? xstrdup(probe) : NULL; /* our own cgroup, where sandman/ goes */
+    if (own)
+        *strrchr(own, '/') = '\0';
+    if (probe && !writable(probe))
+        cg->note = xasprintf("cgroups are not writable by this user (%s)", own);
+    else if (probe && cg->version == 2)
+        cg->note = v2_missing(own);
+    free(own);
     /* A hierarchy we cannot write stays sandman's own for the sandbox: say so. */
-    for (int c = 0; c < CG__COUNT && !cg->note; c++)
+    bool placed = false;
+    for (int c = 0; c < CG__COUNT; c++)
         if (cg->base[c] && !writable(cg->base[c])) {
             add_unplaced(cg, cg->base[c]);
             for (int o = CG__COUNT - 1; o >= c; o--)
@@ -186,6 +209,12 @@ void local_cg_detect(local_cg_layout *cg)
             free(cg->base[c]);
             cg->base[c] = NULL;
         }
+    for (int c = 0; c < CG__COUNT; c++)
+        placed |= cg->base[c] != NULL;
+    if (!placed) { /* nothing is placed at all: the note says why */
+        free(cg->unplaced);
+        cg->unplaced = NULL;
+    }
     if (cg->version == 1 && !cg->base[CG_MEMORY] && !cg->note)
         cg->note = xstrdup("the v1 memory controller is not mounted");
 }
@@ -342,7 +371,7 @@ int local_cg_create(const local_provider *lp, const char *id, const sm_resources
     out->version = cg->version;
     *note = cg->note ? xstrdup(cg->note) : NULL;
     *warning = NULL;
-    if (cg->version != 0 && !cg->note) {
+    if (cg->version != 0) {
         for (int c = 0; c < CG__COUNT; c++) {
             int first = first_slot(cg->base, c);
             if (!cg->base[c] || first != c) {
@@ -352,7 +381,7 @@ int local_cg_create(const local_provider *lp, const char *id, const sm_resources
             }
             char *d = xasprintf("%s/%s", cg->base[c], id);
             char *leaf = xasprintf("%s/" LOCAL_CG_LEAF, d);
-            bool v2_limits = cg->version == 2 && c == CG_UNIFIED;
+            bool v2_limits = cg->version == 2 && c == CG_UNIFIED && !cg->note;
             int rc = make_group(cg->base[c], true);
             if (rc == 0 && v2_limits && v2_enable_controllers(cg->base[c], note) < 0)
                 rc = 1; /* no limits on v2, though the sandbox still gets its own group */
@@ -377,18 +406,23 @@ int local_cg_create(const local_provider *lp, const char *id, const sm_resources
             }
             free(leaf);
         }
-        write_limits(lp, res, out, note);
+        if (!cg->note)
+            write_limits(lp, res, out, note);
     }
     char asked[64];
     if (*note && asked_limits(lp, res, asked, sizeof asked)) {
         if (!lp->warn_unenforced) {
-            sm_error_set(
-                err, SM_ERR_RUNTIME, SM_FAIL_CREATE_FAILED,
-                "the requested limits (%s) cannot be applied here: %s. Limits need cgroups "
-                "this user can write: run sandman as root, or on a cgroup v2 host in a "
-                "cgroup delegated to this user (systemd: Delegate=yes). To run without "
-                "them, set unenforced_limits: warn in the local provider's block",
-                asked, *note);
+            /* Root already has every right: then the host's cgroup setup is what is missing. */
+            const char *how = geteuid() == 0
+                                  ? "Limits need the cpu, memory and pids controllers mounted "
+                                    "(cgroup v1) or enabled (cgroup v2) on this host"
+                                  : "Limits need cgroups this user can write: run sandman as "
+                                    "root, or on a cgroup v2 host in a cgroup delegated to this "
+                                    "user (systemd: Delegate=yes)";
+            sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_CREATE_FAILED,
+                         "the requested limits (%s) cannot be applied here: %s. %s. To run "
+                         "without them, set unenforced_limits: warn in the local provider's block",
+                         asked, *note, how);
             local_cg_remove(out);
             local_cg_free(out);
             free(*note);
