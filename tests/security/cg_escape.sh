@@ -72,6 +72,7 @@ echo 4294967296 >/tmp/cg/memory/memory.limit_in_bytes 2>/dev/null && echo raised
 echo max >/tmp/cg/pids/pids.max 2>/dev/null && echo raised-pids
 echo -1 >/tmp/cg/cpu/cpu.cfs_quota_us 2>/dev/null && echo raised-cpu
 mkdir /tmp/cg/memory/child 2>/dev/null && echo made-child
+for c in memory pids cpu freezer; do [ -e /tmp/cg/$c/release_agent ] && echo sees-root-of-$c; done
 [ -n "$VICTIM" ] && echo FROZEN >/tmp/cg/freezer/$VICTIM/freezer.state 2>/dev/null && echo froze-victim
 mkdir -p /tmp/cg/u && mount -t cgroup2 none /tmp/cg/u 2>/dev/null && echo max >/tmp/cg/u/memory.max 2>/dev/null && echo raised-v2
 true'
@@ -80,7 +81,8 @@ true'
 DIRECT='for f in $(find /sys/fs/cgroup -name memory.limit_in_bytes -o -name memory.max -o -name pids.max -o -name cpu.cfs_quota_us -o -name cpu.max -o -name freezer.state 2>/dev/null); do
   (echo max >"$f" || echo 4294967296 >"$f") 2>/dev/null && echo "wrote $f"; done
 mount -t cgroup -o memory none /mnt 2>/dev/null && echo mounted-directly
-echo "entries: $(ls -A /sys/fs/cgroup | wc -l)"'
+echo "entries: $(ls -A /sys/fs/cgroup | wc -l)"
+echo "cgroup mounts: $(grep -c -e " - cgroup " -e " - cgroup2 " /proc/self/mountinfo)"'
 
 attacks() {
     local cfg id init out
@@ -119,10 +121,15 @@ EOF
 VICTIM=$VICTIM unshare -U -r -C -m sh /tmp/nested.sh"
     echo "# [$MODE] nested attack said: $(echo $OUT)"
     expect_no_match "$(say "nested namespaces cannot freeze a host cgroup")" "froze-victim" "$OUT"
+    if [ "$MODE" = root ]; then
+        # Unprivileged, the sandbox shares the user's own cgroups, which it cannot write.
+        expect_no_match "$(say "nor reach the root of any hierarchy")" "sees-root-of" "$OUT"
+    fi
     inside "$id" "$DIRECT"
     echo "# [$MODE] direct attack said: $(echo $OUT)"
     expect_no_match "$(say "no cgroup file under /sys/fs/cgroup inside is writable")" "wrote " "$OUT"
     expect_no_match "$(say "the sandbox cannot mount a cgroup hierarchy itself")" "mounted-directly" "$OUT"
+    expect_match "$(say "no cgroup filesystem is mounted anywhere in its view")" "cgroup mounts: 0" "$OUT"
 
     if [ -n "$VICTIM" ]; then
         expect_eq "$(say "the host's victim cgroup is not frozen")" "THAWED" "$(cat "$FREEZER/$VICTIM/freezer.state")"
