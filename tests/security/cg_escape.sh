@@ -50,6 +50,8 @@ for line in open(f"/proc/{pid}/cgroup"):
         path = mounts["v1"] + p
     elif hid == "0" and "v1" not in mounts and "v2" in mounts:
         path = mounts["v2"] + p
+if path and "v1" not in mounts:  # a pure v2 host: the same limits under their v2 names
+    name = {"memory.limit_in_bytes": "memory.max", "cpu.cfs_quota_us": "cpu.max"}.get(name, name)
 best = None
 while path:
     try:
