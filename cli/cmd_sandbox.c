@@ -155,7 +155,10 @@ static int cmd_create(sm_cli *cli, int argc, char **argv)
     sm_sandbox *s = sm_sandbox_new(p, false);
     sm_error err;
     sm_error_clear(&err);
-    if (sm_sandbox_start(s, &spec, &err) != SM_OK) {
+    int started = sm_sandbox_start(s, &spec, &err);
+    if (started == SM_OK && sm_sandbox_warning(s))
+        fprintf(cli->err, "sandman: warning: %s\n", sm_sandbox_warning(s));
+    if (started != SM_OK) {
         status = cli_fail(cli, &err);
     } else if (cli->json) {
         sm_sandbox_info info;

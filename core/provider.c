@@ -180,6 +180,7 @@ void sm_handle_free(sm_provider *p, sm_handle *h)
         p->ops->handle_free(p, h);
     free(h->id);
     free(h->provider);
+    free(h->warning);
     free(h);
 }
 

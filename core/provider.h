@@ -46,6 +46,7 @@ typedef struct sm_handle {
     char *id;
     char *provider; /* provider name */
     void *raw;
+    char *warning; /* set by create: what the sandbox runs without, for the user (owned) */
 } sm_handle;
 
 /* What a provider knows about one sandbox (status, list). All strings owned. */

@@ -49,6 +49,11 @@ const char *sm_sandbox_id(const sm_sandbox *s)
     return s->handle ? s->handle->id : NULL;
 }
 
+const char *sm_sandbox_warning(const sm_sandbox *s)
+{
+    return s->handle ? s->handle->warning : NULL;
+}
+
 sm_provider *sm_sandbox_provider(const sm_sandbox *s)
 {
     return s->provider;

@@ -25,6 +25,8 @@ cJSON *sm_sandbox_serialize(sm_sandbox *s);
 int sm_sandbox_connect(sm_sandbox *s, const cJSON *descriptor, sm_error *err);
 
 const char *sm_sandbox_id(const sm_sandbox *s);
+/* What the provider warned about at start (a limit it runs without), or NULL. */
+const char *sm_sandbox_warning(const sm_sandbox *s);
 sm_provider *sm_sandbox_provider(const sm_sandbox *s);
 
 /* Always fills *res. SM_OK when the command ran (any exit code); otherwise an error code

@@ -159,6 +159,11 @@ int sm_spec_validate(const sm_spec *s, sm_error *err)
     if ((r->set & SM_RES_CPU) && !(r->cpu > 0))
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "resources.cpu must be > 0 (vCPU, fractions allowed), not %g", r->cpu);
+    if ((r->set & SM_RES_CPU) && r->cpu < SM_MIN_CPU)
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "resources.cpu %g is too small (allowed: %g to %.0f vCPU; the kernel's "
+                            "smallest quota is 1 ms per 100 ms)",
+                            r->cpu, SM_MIN_CPU, SM_MAX_CPU);
     if ((r->set & SM_RES_CPU) && r->cpu > SM_MAX_CPU)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "resources.cpu %g is too large (allowed: up to %.0f vCPU)", r->cpu,
@@ -167,10 +172,15 @@ int sm_spec_validate(const sm_spec *s, sm_error *err)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "resources.memory_mib must be a positive integer, not %ld",
                             r->memory_mib);
+    if ((r->set & SM_RES_MEMORY) && r->memory_mib < SM_MIN_MEMORY_MIB)
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "resources.memory_mib %ld is too small (allowed: %ld..%ld MiB; less "
+                            "does not hold a shell)",
+                            r->memory_mib, SM_MIN_MEMORY_MIB, SM_MAX_MEMORY_MIB);
     if ((r->set & SM_RES_MEMORY) && r->memory_mib > SM_MAX_MEMORY_MIB)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
-                            "resources.memory_mib %ld is too large (allowed: 1..%ld MiB, 16 TiB)",
-                            r->memory_mib, SM_MAX_MEMORY_MIB);
+                            "resources.memory_mib %ld is too large (allowed: %ld..%ld MiB, 16 TiB)",
+                            r->memory_mib, SM_MIN_MEMORY_MIB, SM_MAX_MEMORY_MIB);
     if ((r->set & SM_RES_DISK) && r->disk_gib <= 0)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "resources.disk_gib must be a positive integer");

@@ -14,9 +14,12 @@ typedef struct cJSON cJSON;
 #define SM_DEFAULT_EXEC_TIMEOUT_S 180.0
 #define SM_RUNTIME_RETURN_CODE    125
 
-/* Upper bounds of what a spec or request may ask for: far above any real machine or run, low
- * enough that byte counts and millisecond timers cannot overflow downstream. */
-#define SM_MAX_CPU             1024.0              /* vCPU */
+/* Bounds of what a spec or request may ask for. Upper: far above any real machine or run, low
+ * enough that byte counts and millisecond timers cannot overflow downstream. Lower: what a
+ * limit can mean at all, so that none is applied as something else or dropped. */
+#define SM_MAX_CPU             1024.0 /* vCPU */
+#define SM_MIN_CPU             0.01   /* vCPU: the kernel's smallest quota, 1 ms per 100 ms */
+#define SM_MIN_MEMORY_MIB      6L     /* 1 MiB OOM-kills a shell as it starts; Docker's floor */
 #define SM_MAX_MEMORY_MIB      (16L * 1024 * 1024) /* 16 TiB */
 #define SM_MAX_DISK_GIB        (1024L * 1024)      /* 1 PiB */
 #define SM_MAX_GPU             1024L

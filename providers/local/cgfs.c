@@ -59,11 +59,10 @@ long long cgfs_read_num(const char *dir, const char *file)
     return (end == buf) ? -1 : v;
 }
 
-void cgfs_kill_all(const char *dir)
+/* SIGKILLs every process of the cgroup open at dfd. */
+static void kill_all_at(int dfd)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/cgroup.kill", dir);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    int fd = openat(dfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
     if (fd >= 0) {
         ssize_t w = write(fd, "1", 1);
         close(fd);
@@ -71,70 +70,85 @@ void cgfs_kill_all(const char *dir)
             return;
     }
     char buf[65536];
-    if (read_at(dir, "cgroup.procs", buf, sizeof buf) <= 0)
+    fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
     for (char *p = buf; *p;) {
-        long pid = strtol(p, &p, 10);
+        char *end;
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
         if (pid > 1)
             kill((pid_t)pid, SIGKILL);
+        p = end;
         while (*p == '\n')
             p++;
-        if (pid == 0 && *p && (*p < '0' || *p > '9'))
-            break;
     }
 }
 
-/* The first child cgroup of dir (a subdirectory), malloc'd, or NULL. */
-static char *first_child(const char *dir)
+void cgfs_kill_all(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return NULL;
-    char *child = NULL;
-    struct dirent *de;
-    while (!child && (de = readdir(d)) != NULL)
-        if (de->d_type == DT_DIR && strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-            size_t n = strlen(dir) + strlen(de->d_name) + 2;
-            child = malloc(n);
-            if (child)
-                snprintf(child, n, "%s/%s", dir, de->d_name);
-        }
-    closedir(d);
-    return child;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return;
+    kill_all_at(dfd);
+    close(dfd);
 }
 
-static int remove_one(const char *dir)
+/* Deep enough for any tree sandman makes and for what an agent may add below its leaf, while
+ * the descriptors held (one per level) stay well under the usual limit of 1024. */
+#define MAX_DEPTH 200
+
+/* Removes cgroup `name` under dfd with every cgroup below it, killing what runs in each. */
+static int remove_at(int dfd, const char *name, int depth)
 {
+    int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    int rc = 0;
+    int lfd = depth < MAX_DEPTH ? dup(fd) : -1;
+    DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+    if (!d && lfd >= 0)
+        close(lfd);
+    for (struct dirent *de; d && (de = readdir(d)) != NULL;)
+        if (de->d_type == DT_DIR && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            rc |= remove_at(fd, de->d_name, depth + 1);
+    if (d)
+        closedir(d);
     for (int i = 0; i < 200; i++) {
-        if (rmdir(dir) == 0 || errno == ENOENT)
-            return 0;
+        if (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT) {
+            close(fd);
+            return rc;
+        }
         if (errno != EBUSY && errno != ENOTEMPTY)
-            return -1;
-        cgfs_kill_all(dir);
+            break;
+        kill_all_at(fd);
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+    close(fd);
     return -1;
 }
 
-/* A cgroup with child cgroups (which whoever reached its cgroup may have made) cannot be
- * removed before them: remove the deepest first, one at a time, without recursion or a
- * descriptor held per level. */
 int cgfs_remove(const char *dir)
 {
     if (!dir || !*dir)
         return 0;
-    for (;;) {
-        char *leaf = NULL, *child;
-        while ((child = first_child(leaf ? leaf : dir)) != NULL) {
-            free(leaf);
-            leaf = child;
-        }
-        if (!leaf)
-            return remove_one(dir);
-        int rc = remove_one(leaf);
-        free(leaf);
-        if (rc < 0)
-            return -1;
-    }
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (!slash || !slash[1])
+        return -1;
+    *slash = '\0';
+    int dfd = open(*parent ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return errno == ENOENT ? 0 : -1;
+    int rc = remove_at(dfd, slash + 1, 0);
+    close(dfd);
+    return rc;
 }

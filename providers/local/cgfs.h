@@ -1,5 +1,5 @@
 /* Small cgroup filesystem helpers shared by the client and the static supervisor (libc only):
- * read a "key value" counter, kill every process of a cgroup, remove a cgroup directory. */
+ * read a "key value" counter, kill every process of a cgroup, remove a cgroup tree. */
 #ifndef SM_LOCAL_CGFS_H
 #define SM_LOCAL_CGFS_H
 
@@ -12,8 +12,9 @@ long long cgfs_read_key(const char *dir, const char *file, const char *key);
 long long cgfs_read_num(const char *dir, const char *file);
 /* SIGKILLs every process in the cgroup (cgroup.kill when present, else cgroup.procs). */
 void cgfs_kill_all(const char *dir);
-/* Kills leftovers and removes the directory and any child cgroups (deepest first), retrying
- * briefly while each drains. 0 or -1. */
+/* Removes the cgroup with every cgroup below it (a sandbox's leaf, and whatever an agent made
+ * under it), killing what is left in each and retrying briefly while they drain. 0 (also when
+ * it does not exist) or -1 when something is left. */
 int cgfs_remove(const char *dir);
 
 #endif

@@ -28,8 +28,9 @@
 #include "providers/local/local_provider.h"
 
 static const char *const config_keys[] = {
-    "network",           "pids_limit", "image",         "shell",        "workdir",
-    "default_timeout_s", "seccomp",    "nested_userns", "no_new_privs", NULL};
+    "network",      "pids_limit",        "image",   "shell",
+    "workdir",      "default_timeout_s", "seccomp", "nested_userns",
+    "no_new_privs", "unenforced_limits", NULL};
 
 static char *find_supervisor(void)
 {
@@ -89,9 +90,20 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     if (!rc && strcmp(lp->network, "none") && strcmp(lp->network, "host"))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.network must be none or host, not '%s'", lp->network);
-    if (!rc && lp->pids_limit < 0)
+    char *unenforced = NULL;
+    if (!rc)
+        rc = sm_json_get_string(config, "unenforced_limits", &unenforced, "local", err);
+    lp->warn_unenforced = unenforced && !strcmp(unenforced, "warn");
+    if (!rc && unenforced && !lp->warn_unenforced && strcmp(unenforced, "refuse"))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
-                          "local.pids_limit must be 0 (no limit) or positive");
+                          "local.unenforced_limits must be refuse or warn, not '%s'", unenforced);
+    free(unenforced);
+    lp->pids_limit_set = cJSON_GetObjectItemCaseSensitive(config, "pids_limit") != NULL;
+    if (!rc && (lp->pids_limit < 0 || (lp->pids_limit > 0 && lp->pids_limit < LOCAL_MIN_PIDS) ||
+                lp->pids_limit > LOCAL_MAX_PIDS))
+        rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                          "local.pids_limit must be 0 (no limit) or %d..%d, not %ld",
+                          LOCAL_MIN_PIDS, LOCAL_MAX_PIDS, lp->pids_limit);
     if (!rc && lp->workdir && lp->workdir[0] != '/')
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.workdir must be an absolute path");
@@ -193,17 +205,7 @@ static void write_launch(const char *dir, const local_provider *lp, const sm_spe
     char *journal = sm_journal_path("local", id);
     launch_put(f, "journal", journal);
     free(journal);
-    snprintf(num, sizeof num, "%d", cg->version);
-    launch_put(f, "cg_version", num);
-    for (int c = 0; c < CG__COUNT; c++)
-        if (cg->dir[c])
-            launch_put(f, "cg", cg->dir[c]);
-    const char *mem = cg->version == 2 ? cg->dir[CG_UNIFIED] : cg->dir[CG_MEMORY];
-    const char *pids = cg->version == 2 ? cg->dir[CG_UNIFIED] : cg->dir[CG_PIDS];
-    if (mem)
-        launch_put(f, "cg_memory", mem);
-    if (pids)
-        launch_put(f, "cg_pids", pids);
+    local_cg_launch(f, cg);
     if (spec->resources.set & SM_RES_MEMORY) {
         snprintf(num, sizeof num, "%lld", (long long)spec->resources.memory_mib << 20);
         launch_put(f, "mem_limit", num);
@@ -223,8 +225,6 @@ static cJSON *record_json(const local_provider *lp, sm_provider *p, const sm_spe
                           const char *id, const char *image, const char *workdir,
                           const local_cgroups *cg, const char *note)
 {
-    static const char *const cg_keys[CG__COUNT] = {"memory", "cpu",   "cpuacct",
-                                                   "pids",   "blkio", "unified"};
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", id);
     cJSON_AddStringToObject(o, "context", p->context);
@@ -246,11 +246,7 @@ static cJSON *record_json(const local_provider *lp, sm_provider *p, const sm_spe
     cJSON_AddStringToObject(o, "shell", lp->shell);
     if (note)
         cJSON_AddStringToObject(o, "limits_note", note);
-    cJSON *cgo = cJSON_AddObjectToObject(o, "cgroups");
-    cJSON_AddNumberToObject(cgo, "version", cg->version);
-    for (int c = 0; c < CG__COUNT; c++)
-        if (cg->dir[c])
-            cJSON_AddStringToObject(cgo, cg_keys[c], cg->dir[c]);
+    cJSON_AddItemToObject(o, "cgroups", local_cg_to_json(cg));
     return o;
 }
 
@@ -428,10 +424,11 @@ static int local_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm
         free(tmp);
     }
     local_cgroups cg;
-    char *note = NULL;
+    char *note = NULL, *warning = NULL;
     memset(&cg, 0, sizeof cg);
+    if (rc == SM_OK)
+        rc = local_cg_create(lp, id, &spec->resources, &cg, &note, &warning, err);
     if (rc == SM_OK) {
-        local_cg_create(lp, id, &spec->resources, &cg, &note);
         write_launch(dir, lp, spec, id, rootfs, workdir, &cg);
         cJSON *rec = record_json(lp, p, spec, id, image, workdir, &cg, note);
         char *text = sm_json_print(rec);
@@ -457,11 +454,13 @@ static int local_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm
         destroy_sandbox(id, NULL);
         local_cg_free(&cg);
         free(dir);
+        free(warning);
         return rc;
     }
     local_cg_free(&cg);
     free(dir);
     *out = sm_handle_new(id, "local");
+    (*out)->warning = warning;
     return SM_OK;
 }
 
@@ -698,10 +697,16 @@ static char *local_describe(sm_provider *p)
     const char *layout = lp->cg.version == 2   ? "cgroup v2"
                          : lp->cg.version == 1 ? "cgroup v1"
                                                : "no cgroups";
-    if (lp->cg.note)
-        return xasprintf("%s; limits not enforced: %s", layout, lp->cg.note);
-    return xasprintf("%s; limits enforced (cpu, memory, pids %ld); network %s%s", layout,
-                     lp->pids_limit, lp->network, geteuid() ? "; user namespace" : "");
+    char *unplaced = lp->cg.unplaced ? xasprintf("; sandboxes stay in sandman's own cgroup on %s",
+                                                 lp->cg.unplaced)
+                                     : xstrdup("");
+    char *d =
+        lp->cg.note
+            ? xasprintf("%s; limits not enforced: %s%s", layout, lp->cg.note, unplaced)
+            : xasprintf("%s; limits enforced (cpu, memory, pids %ld); network %s%s%s", layout,
+                        lp->pids_limit, lp->network, geteuid() ? "; user namespace" : "", unplaced);
+    free(unplaced);
+    return d;
 }
 
 const sm_provider_ops sm_local_provider_ops = {

@@ -13,17 +13,42 @@
 #define SM_LOCAL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "core/provider.h"
 
-enum local_ctrl { CG_MEMORY, CG_CPU, CG_CPUACCT, CG_PIDS, CG_BLKIO, CG_UNIFIED, CG__COUNT };
+/* The hierarchies a sandbox is placed on. The first slots are the controllers whose limits and
+ * counters we use (cpu and cpuacct share a directory when co-mounted); every other mounted v1
+ * hierarchy (freezer, devices, cpuset, name=systemd, ...) takes a slot from CG_OTHER on, so that
+ * the sandbox's cgroup namespace is rooted at its own cgroup on all of them. */
+enum local_ctrl {
+    CG_MEMORY,
+    CG_CPU,
+    CG_CPUACCT,
+    CG_PIDS,
+    CG_BLKIO,
+    CG_UNIFIED,
+    CG_OTHER,
+    CG__COUNT = CG_OTHER + 16
+};
+
+/* The sandbox's processes live in <its cgroup>/LOCAL_CG_LEAF while its limits are written on
+ * <its cgroup>: its cgroup namespace is rooted at the leaf, so even a cgroup hierarchy mounted
+ * from nested namespaces inside shows no file that holds a limit. */
+#define LOCAL_CG_LEAF "sandbox"
+
+/* local.pids_limit, when not 0 (no limit): the sandbox's init, a shell and a few children
+ * need a handful; the kernel's pids.max takes at most PID_MAX_LIMIT (2^22). */
+#define LOCAL_MIN_PIDS 8
+#define LOCAL_MAX_PIDS 4194304
 
 /* The host's cgroup layout as seen by this process. */
 typedef struct local_cg_layout {
     int version;           /* 1 = v1 or hybrid, 2 = pure v2, 0 = none usable */
-    char *base[CG__COUNT]; /* <mount><own cgroup>: where sandman/<id> goes */
+    char *base[CG__COUNT]; /* <mount><own cgroup>/sandman: where <id> goes */
     char *note;            /* why limits are not enforced, NULL when they are */
+    char *unplaced; /* hierarchies a sandbox cannot be placed on (not mounted or not writable) */
 } local_cg_layout;
 
 typedef struct local_provider {
@@ -36,10 +61,13 @@ typedef struct local_provider {
     char *supervisor; /* path of sandman-supervisor */
     char *seccomp;    /* "default" or "unconfined" */
     bool nested_userns, no_new_privs;
+    bool pids_limit_set;  /* pids_limit was configured, so it is asked for, not a default */
+    bool warn_unenforced; /* unenforced_limits: warn (run without limits that cannot be applied) */
     local_cg_layout cg;
 } local_provider;
 
-/* Cgroup paths of one sandbox (NULL where not created). */
+/* Cgroup paths of one sandbox (NULL where not created): <base>/<id>, which holds its limits;
+ * its processes are in <dir>/LOCAL_CG_LEAF. Co-mounted controllers repeat the same path. */
 typedef struct local_cgroups {
     int version;
     char *dir[CG__COUNT];
@@ -78,11 +106,26 @@ void local_record_info(const local_record *r, sm_sandbox_info *info);
 int local_record_running(const char *id, local_record *r, sm_error *err);
 
 void local_cg_detect(local_cg_layout *cg);
+/* The layout described by the text of /proc/self/mountinfo and /proc/self/cgroup (pure_v2: the
+ * host mounts cgroup2 at /sys/fs/cgroup), without checking what this user may write. */
+void local_cg_parse(local_cg_layout *cg, const char *mountinfo, const char *self_cgroup,
+                    bool pure_v2);
 void local_cg_layout_free(local_cg_layout *cg);
-/* Creates the sandbox's cgroups and writes its limits. On failure the sandbox runs without
- * limits; *note explains why (malloc'd) and created groups are removed. */
-void local_cg_create(const local_provider *lp, const char *id, const sm_resources *res,
-                     local_cgroups *out, char **note);
+/* Places the sandbox in a cgroup of its own on every usable hierarchy and writes its limits.
+ * A limit that was asked for (resources.cpu, resources.memory_mib, a configured pids_limit)
+ * and cannot be applied fails the create (SM_ERR_RUNTIME, saying why and how to get limits),
+ * unless lp->warn_unenforced: then *warning (malloc'd) says so for the caller to show. *note
+ * (malloc'd, NULL when every limit holds) is what status keeps. On failure nothing is left. */
+int local_cg_create(const local_provider *lp, const char *id, const sm_resources *res,
+                    local_cgroups *out, char **note, char **warning, sm_error *err);
+/* The launch lines of the cgroups: cg= for every sandbox cgroup, then for every leaf (the
+ * supervisor joins them in order, so the init ends in the leaves, and removes them in order,
+ * each with everything below it), and where the supervisor reads its end counters. */
+void local_cg_launch(FILE *f, const local_cgroups *cg);
+/* The record's "cgroups" object, and back. */
+cJSON *local_cg_to_json(const local_cgroups *cg);
+void local_cg_from_json(const cJSON *o, local_cgroups *cg);
+/* Kills what is left in the sandbox's cgroups and removes them with every cgroup below. */
 void local_cg_remove(const local_cgroups *cg);
 void local_cg_free(local_cgroups *cg);
 /* The counter files of one sandbox kept open between samples and re-read with pread (the

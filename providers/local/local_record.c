@@ -17,9 +17,6 @@
 #include "providers/local/launch.h"
 #include "providers/local/local.h"
 
-static const char *const cg_keys[CG__COUNT] = {"memory", "cpu",   "cpuacct",
-                                               "pids",   "blkio", "unified"};
-
 const char *local_root(void)
 {
     static __thread char buf[4096];
@@ -175,21 +172,22 @@ int local_record_load(const char *id, local_record *r, sm_error *err)
         r->spec = cJSON_CreateObject();
     }
     r->created_at = sm_json_num(r->spec, "created_at", -1);
-    const cJSON *cg = cJSON_GetObjectItemCaseSensitive(r->spec, "cgroups");
-    r->cg.version = (int)sm_json_num(cg, "version", 0);
-    for (int c = 0; c < CG__COUNT; c++) {
-        const char *d = sm_json_str(cg, cg_keys[c]);
-        r->cg.dir[c] = d ? xstrdup(d) : NULL;
-    }
+    local_cg_from_json(cJSON_GetObjectItemCaseSensitive(r->spec, "cgroups"), &r->cg);
     if (r->damaged) {
-        /* The cgroups are in the launch file too; rm must find them to kill and remove. */
+        /* The cgroups are in the launch file too (each sandbox cgroup, then its leaf); rm
+         * must find them to kill and remove. */
         struct launch l;
         path = xasprintf("%s/launch.conf", r->dir);
         if (launch_read(path, &l) == 0) {
-            const char *dirs[CG__COUNT];
-            size_t n = launch_get_all(&l, "cg", dirs, CG__COUNT);
-            for (size_t i = 0; i < n; i++)
-                r->cg.dir[i] = xstrdup(dirs[i]);
+            const char *dirs[2 * CG__COUNT];
+            size_t n = launch_get_all(&l, "cg", dirs, 2 * CG__COUNT), k = 0;
+            local_cg_free(&r->cg);
+            const size_t leaf = strlen("/" LOCAL_CG_LEAF);
+            for (size_t i = 0; i < n && k < CG__COUNT; i++) {
+                size_t len = strlen(dirs[i]);
+                if (len <= leaf || strcmp(dirs[i] + len - leaf, "/" LOCAL_CG_LEAF))
+                    r->cg.dir[k++] = xstrdup(dirs[i]);
+            }
             r->cg.version = (int)launch_get_ll(&l, "cg_version", 0);
             launch_free(&l);
         }

@@ -21,7 +21,7 @@ expect_eq "a bad memory value exits 2" 2 "$RC"
 expect_match "naming the flag" "--memory-mib wants a positive integer, not 'lots'" "$ERR"
 run "$SANDMAN" create --memory-mib 17592186044417
 expect_eq "a memory size past 16 TiB exits 2 (it would wrap to a 1 MiB limit)" 2 "$RC"
-expect_match "naming the allowed range" "resources.memory_mib 17592186044417 is too large \(allowed: 1..16777216 MiB, 16 TiB\)" "$ERR"
+expect_match "naming the allowed range" "resources.memory_mib 17592186044417 is too large \(allowed: 6..16777216 MiB, 16 TiB\)" "$ERR"
 run "$SANDMAN" create --ttl 1e300
 expect_eq "a TTL past 10 years exits 2" 2 "$RC"
 expect_match "naming the allowed range" "ttl_s 1e\+300 is too large \(allowed: up to 315360000 seconds, 10 years\)" "$ERR"

@@ -47,6 +47,28 @@ run "$SANDMAN" stats -o json "$C"
 check "a CPU-bound command is held to its 0.2 CPU quota" python3 -c "import sys; sys.exit(0 if $(echo "$OUT" | json 'd["cpu_time_s"]') < 0.5 else 1)"
 check "and the throttling is counted" test "$(echo "$OUT" | json 'int(d["nr_throttled"] or 0)')" -gt 0
 
+# A limit is never dropped: too small to mean anything is refused up front, naming the range,
+# and the smallest the kernel takes is applied as asked.
+run "$SANDMAN" create --cpu 1e-9
+expect_eq "a CPU limit below the kernel's smallest quota is refused as invalid input" 2 "$RC"
+expect_match "naming the allowed range" "resources.cpu 1e-09 is too small \(allowed: 0.01 to 1024 vCPU" "$ERR"
+run "$SANDMAN" create --memory-mib 1
+expect_eq "a memory limit too small to hold a shell is refused as invalid input" 2 "$RC"
+expect_match "naming the allowed range" "resources.memory_mib 1 is too small \(allowed: 6\.\.16777216 MiB" "$ERR"
+check "neither left a sandbox behind" test -z "$("$SANDMAN" ls -aq | grep -v -e "$ID" -e "$P" -e "$C")"
+M=$("$SANDMAN" create --cpu 0.01 --memory-mib 6)
+run "$SANDMAN" stats -o json "$M"
+expect_eq "the smallest limits are applied as asked" "0.01 6291456" "$(echo "$OUT" | json '"%g %d" % (d["cpu_limit"], d["memory_limit"])')"
+run "$SANDMAN" exec "$M" -- 'echo fits'
+expect_eq "and a command runs within them" "fits" "$OUT"
+cat >"$SANDMAN_STATE_DIR/bad.yaml" <<'YAML'
+few:
+  local:
+    pids_limit: 2
+YAML
+run "$SANDMAN" -c "$SANDMAN_STATE_DIR/bad.yaml" -p few create
+expect_match "a pids limit too small for a shell is a config error" "local.pids_limit must be 0 \(no limit\) or 8\.\.4194304, not 2" "$ERR"
+
 # TTL
 T=$("$SANDMAN" create --ttl 1)
 sleep 1.6

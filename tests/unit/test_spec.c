@@ -224,10 +224,22 @@ static void test_resources_values(void **state)
                "resources.memory_mib must be a positive integer, not 0");
     spec_fails("{\"resources\": {\"memory_mib\": -1}}",
                "resources.memory_mib must be a positive integer, not -1");
+    /* Too small to mean anything is refused, never applied as no limit at all. */
+    spec_fails("{\"resources\": {\"cpu\": 1e-9}}",
+               "resources.cpu 1e-09 is too small (allowed: 0.01 to 1024 vCPU; the kernel's "
+               "smallest quota is 1 ms per 100 ms)");
+    spec_fails("{\"resources\": {\"cpu\": 0.0099}}",
+               "resources.cpu 0.0099 is too small (allowed: 0.01 to 1024 vCPU; the kernel's "
+               "smallest quota is 1 ms per 100 ms)");
+    spec_fails("{\"resources\": {\"memory_mib\": 5}}",
+               "resources.memory_mib 5 is too small (allowed: 6..16777216 MiB; less does not "
+               "hold a shell)");
     spec_fails("{\"resources\": {\"disk_gib\": 0}}",
                "resources.disk_gib must be a positive integer");
     spec_fails("{\"resources\": {\"gpu\": -1}}", "resources.gpu must not be negative");
     sm_spec s;
+    spec_ok("{\"resources\": {\"cpu\": 0.01, \"memory_mib\": 6}}", &s); /* the smallest */
+    sm_spec_free(&s);
     spec_ok("{\"resources\": {\"cpu\": 0.25, \"gpu\": 0}}", &s); /* no GPU is a valid request */
     assert_true(s.resources.cpu == 0.25);
     assert_int_equal(s.resources.gpu, 0);
@@ -240,10 +252,10 @@ static void test_resources_values(void **state)
 static void test_upper_bounds(void **state)
 {
     spec_fails("{\"resources\": {\"memory_mib\": 17592186044417}}",
-               "resources.memory_mib 17592186044417 is too large (allowed: 1..16777216 MiB, "
+               "resources.memory_mib 17592186044417 is too large (allowed: 6..16777216 MiB, "
                "16 TiB)");
     spec_fails("{\"resources\": {\"memory_mib\": 8796093022208}}",
-               "resources.memory_mib 8796093022208 is too large (allowed: 1..16777216 MiB, "
+               "resources.memory_mib 8796093022208 is too large (allowed: 6..16777216 MiB, "
                "16 TiB)");
     spec_fails("{\"resources\": {\"cpu\": 1024.5}}",
                "resources.cpu 1024.5 is too large (allowed: up to 1024 vCPU)");

@@ -25,7 +25,7 @@
 #include "providers/local/cgfs.h"
 #include "providers/local/supervisor/sup.h"
 
-#define MAX_CG 8
+#define MAX_CG 64
 
 void sup_fmt(char *msg, size_t len, const char *fmt, ...)
 {
