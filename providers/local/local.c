@@ -27,8 +27,9 @@
 #include "providers/local/local.h"
 #include "providers/local/local_provider.h"
 
-static const char *const config_keys[] = {"network", "pids_limit",        "image", "shell",
-                                          "workdir", "default_timeout_s", NULL};
+static const char *const config_keys[] = {"network",     "pids_limit", "image",
+                                          "shell",       "workdir",    "default_timeout_s",
+                                          "expose_home", "hide",       NULL};
 
 static char *find_supervisor(void)
 {
@@ -52,6 +53,29 @@ static char *find_supervisor(void)
         }
     }
     return NULL;
+}
+
+/* expose_home (bool) and hide (a list of absolute paths) shape what a host image hides. */
+static int local_hide_config(local_provider *lp, const cJSON *config, sm_error *err)
+{
+    int rc = sm_json_get_bool(config, "expose_home", &lp->expose_home, "local", err);
+    const cJSON *hide = config ? cJSON_GetObjectItemCaseSensitive(config, "hide") : NULL, *it;
+    if (rc || !hide || cJSON_IsNull(hide))
+        return rc;
+    if (!cJSON_IsArray(hide))
+        return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                            "local.hide must be a list of absolute paths");
+    cJSON_ArrayForEach(it, hide)
+    {
+        if (!cJSON_IsString(it))
+            return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                                "local.hide must be a list of absolute paths");
+        if (sm_spec_check_path("local.hide entry", it->valuestring, err) != SM_OK)
+            return SM_ERR_CONFIG;
+        lp->hide = xrealloc(lp->hide, (lp->nhide + 1) * sizeof *lp->hide);
+        lp->hide[lp->nhide++] = xstrdup(it->valuestring);
+    }
+    return SM_OK;
 }
 
 static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
@@ -83,6 +107,10 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     if (!rc && lp->workdir && lp->workdir[0] != '/')
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.workdir must be an absolute path");
+    if (!rc && lp->workdir)
+        rc = sm_spec_check_path("local.workdir", lp->workdir, err);
+    if (!rc)
+        rc = local_hide_config(lp, config, err);
     if (!rc && !(lp->default_timeout_s > 0 && lp->default_timeout_s <= SM_MAX_EXEC_TIMEOUT_S))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.default_timeout_s must be positive, up to %.0f seconds (1 week)",
@@ -107,6 +135,9 @@ static void local_destroy(sm_provider *p)
     free(lp->shell);
     free(lp->workdir);
     free(lp->supervisor);
+    for (size_t i = 0; i < lp->nhide; i++)
+        free(lp->hide[i]);
+    free(lp->hide);
     local_cg_layout_free(&lp->cg);
     free(lp);
 }
@@ -151,6 +182,13 @@ static void write_launch(const char *dir, const local_provider *lp, const sm_spe
     launch_put(f, "workdir", workdir ? workdir : "");
     launch_put(f, "network", lp->network);
     launch_put(f, "state_dir", sm_state_dir());
+    launch_put(f, "expose_home", lp->expose_home ? "1" : "0");
+    for (size_t i = 0; i < lp->nhide; i++)
+        launch_put(f, "hide", lp->hide[i]);
+    if (spec->resources.set & SM_RES_DISK) {
+        snprintf(num, sizeof num, "%lld", (long long)spec->resources.disk_gib << 30);
+        launch_put(f, "disk_bytes", num);
+    }
     char host[64];
     snprintf(host, sizeof host, "sbx-%.8s", id);
     launch_put(f, "hostname", host);

@@ -33,6 +33,9 @@ typedef struct local_provider {
     char *workdir; /* default workdir */
     double default_timeout_s;
     char *supervisor; /* path of sandman-supervisor */
+    bool expose_home; /* host image: show /root and /home (hidden by default) */
+    char **hide;      /* host image: more absolute paths to hide */
+    size_t nhide;
     local_cg_layout cg;
 } local_provider;
 

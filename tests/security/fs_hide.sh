@@ -1,0 +1,117 @@
+# What a host-image sandbox must not read: other sandman state directories (another context's,
+# another user's, one reached through a symlink), home directories and credential files; and
+# the config keys that change it (expose_home, hide). Also: a workdir with ".." is refused
+# before anything is made on the host.
+. "$(dirname "$0")/lib_security.sh"
+
+# sm_in STATE ARGS...: this mode's sandman with another state directory.
+sm_in() {
+    local st=$1
+    shift
+    if [ "$MODE" = root ]; then
+        SANDMAN_STATE_DIR=$st "$SANDMAN" "$@"
+    else
+        setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$USER_STATE" \
+            SANDMAN_STATE_DIR="$st" SANDMAN_SUPERVISOR="$USER_SUPERVISOR" \
+            XDG_CONFIG_HOME="$USER_STATE/config" "$USER_SANDMAN" "$@"
+    fi
+}
+
+# mkstate: a state directory outside /tmp (the sandbox's /tmp is private anyway), this mode's.
+mkstate() {
+    local d
+    d=$(mktemp -d /var/tmp/sandman-fs-hide-XXXXXX)
+    [ "$MODE" = user ] && chown nobody "$d"
+    EXTRA_STATES="$EXTRA_STATES $d"
+    echo "$d"
+}
+EXTRA_STATES=
+hide_cleanup() {
+    for d in $EXTRA_STATES; do
+        ids=$(SANDMAN_STATE_DIR=$d "$SANDMAN" ls -aq 2>/dev/null)
+        [ -n "$ids" ] && SANDMAN_STATE_DIR=$d "$SANDMAN" rm $ids >/dev/null 2>&1
+        rm -rf "$d"
+    done
+    rm -f /tmp/sandman-fs-hide-link-*
+    sec_cleanup
+}
+trap hide_cleanup EXIT
+
+attacks() {
+    local id other oid real link lid cfg
+    # Another context's state directory, with a live sandbox in it. (It is in use before the
+    # sandbox starts: a state directory first used later is not masked in sandboxes already
+    # running; see the README.)
+    other=$(mkstate)
+    oid=$(sm_in "$other" create) || not_ok "[$MODE] create in another state dir"
+    real=$(mkstate)
+    link=$(mktemp -u /tmp/sandman-fs-hide-link-XXXXXX)
+    ln -s "$real" "$link"
+    lid=$(sm_in "$link" create) || not_ok "[$MODE] create through a symlinked state dir"
+    id=$(sm create) || { not_ok "[$MODE] create"; return; }
+    inside "$id" "ls -A $other | wc -l; cat $other/local/$oid/spec.json 2>/dev/null | head -c 1 | wc -c; test -S $other/local/$oid/ctl.sock && echo socket"
+    expect_eq "[$MODE] another context's state directory is hidden (empty, no spec, no socket)" "0
+0" "$OUT"
+    # A state directory reached through a symlink: the real directory is hidden too.
+    run sm_in "$link" exec "$lid" -- "ls -A $real | wc -l; ls $real/local/$lid 2>/dev/null | wc -l"
+    expect_eq "[$MODE] a symlinked state directory's real path is hidden from its own sandbox" "0
+0" "$OUT"
+    inside "$id" "ls -A $real | wc -l"
+    expect_eq "[$MODE] and from every other sandbox" 0 "$OUT"
+    # Homes and credentials.
+    inside "$id" 'ls -A /root /home | grep -v "^/\|^$" | wc -l'
+    expect_eq "[$MODE] /root and /home are empty" 0 "$OUT"
+    for f in /etc/shadow /etc/gshadow /etc/ssh/ssh_host_ed25519_key /etc/sudoers; do
+        [ -e "$f" ] || continue
+        inside "$id" "head -c 1 $f 2>/dev/null | wc -c"
+        expect_eq "[$MODE] $f reads nothing" 0 "$OUT"
+    done
+    inside "$id" 'head -c 1 /etc/passwd | wc -c'
+    expect_eq "[$MODE] ordinary /etc files stay readable" 1 "$OUT"
+    sm rm "$id" >/dev/null
+    # A workdir inside a hidden home still works (an empty private directory).
+    local home
+    home=$(ls -d /home/*/ 2>/dev/null | head -n1)
+    if [ -n "$home" ]; then
+        home=${home%/}
+        id=$(sm create -w "$home") || not_ok "[$MODE] create with a workdir under /home"
+        inside "$id" "pwd; ls -A $home | wc -l; ls -A /home"
+        expect_eq "[$MODE] a workdir under /home is a private empty directory" "$home
+0
+$(basename "$home")" "$OUT"
+        sm rm "$id" >/dev/null
+    fi
+    # Config: expose_home brings the homes back; hide adds paths.
+    cfg=$(mktemp /tmp/sandman-fs-hide-cfg-XXXXXX)
+    chmod 644 "$cfg"
+    printf 'open:\n  local:\n    expose_home: true\n    hide: [/etc/hostname, /opt]\n' >"$cfg"
+    id=$(sm -c "$cfg" -p open create) || not_ok "[$MODE] create with expose_home and hide"
+    inside "$id" 'ls -A /home | wc -l; head -c 1 /etc/hostname 2>/dev/null | wc -c; ls -A /opt | wc -l; head -c 1 /etc/shadow 2>/dev/null | wc -c'
+    expect_eq "[$MODE] expose_home shows /home, hide hides the listed paths, credentials stay hidden" \
+        "$(ls -A /home | wc -l)
+0
+0
+0" "$OUT"
+    sm rm "$id" >/dev/null
+    printf 'bad:\n  local:\n    hide: [relative/path]\n' >"$cfg"
+    run sm -c "$cfg" -p bad create
+    check "[$MODE] a relative hide path is refused" test "$RC" -ne 0
+    expect_match "[$MODE] naming the key" "hide" "$ERR"
+    rm -f "$cfg"
+    # A workdir with ".." creates nothing on the host.
+    local probe=/var/tmp/sandman-fs-hide-probe-$$
+    for wd in "/tmp/../..$probe" "/workspace/../..$probe" "/a/./b" "/a//b/.."; do
+        run sm create -w "$wd"
+        check "[$MODE] workdir $wd is refused" test "$RC" -ne 0
+        expect_match "[$MODE] with a clear error" "workdir.*(\.\.|\.)" "$ERR"
+    done
+    check "[$MODE] nothing was created on the host" test ! -e "$probe"
+    printf 'dots:\n  local:\n    workdir: /tmp/../..%s\n' "$probe" >"$cfg"
+    chmod 644 "$cfg"
+    run sm -c "$cfg" -p dots create
+    check "[$MODE] a config workdir with .. is refused" test "$RC" -ne 0
+    check "[$MODE] and creates nothing" test ! -e "$probe"
+    rm -rf "$probe" "$cfg"
+}
+
+run_modes
