@@ -39,9 +39,15 @@ trap hide_cleanup EXIT
 
 attacks() {
     local id other oid real link lid cfg
-    # Another context's state directory, with a live sandbox in it. (It is in use before the
-    # sandbox starts: a state directory first used later is not masked in sandboxes already
-    # running; see the README.)
+    # A state directory first used while a sandbox runs is hidden in that sandbox too.
+    local early late lateid
+    early=$(sm create) || not_ok "[$MODE] create"
+    late=$(mkstate)
+    lateid=$(sm_in "$late" create) || not_ok "[$MODE] create in a new state dir"
+    inside "$early" "ls -A $late | wc -l; test -S $late/local/$lateid/ctl.sock && echo socket"
+    expect_eq "[$MODE] a state directory first used later is hidden in running sandboxes" 0 "$OUT"
+    sm rm "$early" >/dev/null
+    # Another context's state directory, with a live sandbox in it.
     other=$(mkstate)
     oid=$(sm_in "$other" create) || not_ok "[$MODE] create in another state dir"
     real=$(mkstate)

@@ -6,6 +6,7 @@
  * state directory, every init reads them all. A mask is locked to the sandbox: it has no
  * CAP_SYS_ADMIN to unmount it, and a nested namespace inherits it locked. libc only. */
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -16,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "providers/local/supervisor/sup.h"
@@ -42,34 +44,43 @@ static int set_attr(const char *path, unsigned int flags, unsigned long long set
     return mount_setattr(AT_FDCWD, path, flags, &attr, sizeof attr);
 }
 
+/* A detached empty tmpfs (nothing on any path yet), or -1. */
+static int empty_tmpfs(void)
+{
+    int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+    if (fs < 0)
+        return -1;
+    int mnt = -1;
+    if (fsconfig(fs, FSCONFIG_SET_STRING, "source", "sandman-masked", 0) == 0 &&
+        fsconfig(fs, FSCONFIG_SET_STRING, "size", "16k", 0) == 0 &&
+        fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", "64", 0) == 0 &&
+        fsconfig(fs, FSCONFIG_SET_STRING, "mode", "755", 0) == 0 &&
+        fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+        mnt =
+            fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+    close(fs);
+    return mnt;
+}
+
 /* Covers path (as seen inside root) with an empty read-only tmpfs (a directory) or /dev/null
  * (a file); keep, when given, is a path under the directory to recreate inside the mask (a
- * workdir). Missing paths are fine. */
+ * workdir). Missing paths are fine. The mount is built detached and moved onto the path by
+ * descriptor, so it works from inside another mount namespace too (no /proc/self there). */
 static int hide_in(int rootfd, const char *path, const char *workdir, char *msg, size_t len)
 {
     int fd = open_in_root(rootfd, path, 0);
     if (fd < 0)
         return 0;
     struct stat st;
-    char at[64];
-    snprintf(at, sizeof at, "/proc/self/fd/%d", fd);
-    int rc = fstat(fd, &st);
-    if (rc == 0 && S_ISDIR(st.st_mode))
-        rc = mount("sandman-masked", at, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                   "size=16k,nr_inodes=64,mode=755");
-    else if (rc == 0)
-        rc = mount("/dev/null", at, NULL, MS_BIND, NULL);
-    close(fd);
-    if (rc < 0) {
-        sup_fmt(msg, len, "hiding %s: %s", path, strerror(errno));
-        return -1;
-    }
-    /* the same path again: now it leads to the root of the new mount */
-    fd = open_in_root(rootfd, path, 0);
+    int mnt = -1;
+    if (fstat(fd, &st) == 0)
+        mnt = S_ISDIR(st.st_mode)
+                  ? empty_tmpfs()
+                  : (int)open_tree(AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
         n--;
-    if (fd >= 0 && S_ISDIR(st.st_mode) && workdir && !strncmp(workdir, path, n) &&
+    if (mnt >= 0 && S_ISDIR(st.st_mode) && workdir && !strncmp(workdir, path, n) &&
         workdir[n] == '/') {
         char sub[4096];
         snprintf(sub, sizeof sub, "%s", workdir + n + 1);
@@ -77,17 +88,20 @@ static int hide_in(int rootfd, const char *path, const char *workdir, char *msg,
             if (*p != '/')
                 continue;
             *p = '\0';
-            mkdirat(fd, sub, 0755);
+            mkdirat(mnt, sub, 0755);
             *p = '/';
         }
-        mkdirat(fd, sub, 0755);
+        mkdirat(mnt, sub, 0755);
     }
     struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
-    rc = fd < 0 ? -1 : mount_setattr(fd, "", AT_EMPTY_PATH, &attr, sizeof attr);
+    int rc = mnt < 0 ? -1 : mount_setattr(mnt, "", AT_EMPTY_PATH, &attr, sizeof attr);
+    if (rc == 0)
+        rc = move_mount(mnt, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
     if (rc < 0)
-        sup_fmt(msg, len, "making the mask of %s read-only: %s", path, strerror(errno));
-    if (fd >= 0)
-        close(fd);
+        sup_fmt(msg, len, "hiding %s: %s", path, strerror(errno));
+    if (mnt >= 0)
+        close(mnt);
+    close(fd);
     return rc;
 }
 
@@ -271,18 +285,19 @@ int mask_host_paths(const struct launch *l, const char *root, char *msg, size_t 
     return c.rc;
 }
 
-/* Rewrites the registry without the directories that are gone, plus ours. */
-static void registry_update(int fd, const char *mine)
+/* Rewrites the registry without the directories that are gone, plus ours; 1 when ours was
+ * not listed yet. */
+static int registry_update(int fd, const char *mine)
 {
     struct stat st;
     if (fstat(fd, &st) < 0 || st.st_size > REG_MAX)
-        return;
+        return 0;
     char *buf = malloc((size_t)st.st_size + 1), *out = malloc((size_t)st.st_size + 4097);
     ssize_t got = buf ? pread(fd, buf, (size_t)st.st_size, 0) : -1;
     if (!buf || !out || got < 0) {
         free(buf);
         free(out);
-        return;
+        return 0;
     }
     buf[got] = '\0';
     size_t o = 0;
@@ -300,17 +315,102 @@ static void registry_update(int fd, const char *mine)
     if (have && o == (size_t)got) {
         free(buf);
         free(out);
-        return; /* nothing changed: no write on the fast path */
+        return 0; /* nothing changed: no write on the fast path */
     }
-    if (pwrite(fd, out, o, 0) == (ssize_t)o)
-        ftruncate(fd, (off_t)o);
+    int ok = pwrite(fd, out, o, 0) == (ssize_t)o && ftruncate(fd, (off_t)o) == 0;
     free(buf);
     free(out);
+    return ok && !have;
+}
+
+/* The init of a live sandbox listed in <state>/local/<id>/ready: its pid, only when that
+ * process is still a sandman init started at the recorded time and in a mount namespace other
+ * than ours (so a reused pid can never lead to a host process). */
+static pid_t live_init(int dirfd_local, const char *id)
+{
+    char path[512], buf[512];
+    snprintf(path, sizeof path, "%s/end", id);
+    if (faccessat(dirfd_local, path, F_OK, 0) == 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/ready", id);
+    int fd = openat(dirfd_local, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strstr(buf, "pid="), *t = strstr(buf, "starttime=");
+    pid_t pid = p ? (pid_t)atoi(p + 4) : 0;
+    unsigned long long start = t ? strtoull(t + 10, NULL, 10) : 0;
+    if (pid <= 1 || !start)
+        return 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *c = strrchr(buf, ')');
+    if (!c || !strstr(buf, "(sandman-init)"))
+        return 0;
+    for (int i = 0; i < 20 && c; i++)
+        c = strchr(c + 1, ' ');
+    if (!c || strtoull(c + 1, NULL, 10) != start)
+        return 0;
+    struct stat mine, theirs;
+    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
+    if (stat("/proc/self/ns/mnt", &mine) < 0 || stat(path, &theirs) < 0 ||
+        mine.st_ino == theirs.st_ino)
+        return 0;
+    return pid;
+}
+
+/* Hides path inside the running sandbox whose init is pid: a child enters its mount
+ * namespace (through its user namespace when we are not root) and lays the mask there. */
+static void hide_in_sandbox(pid_t pid, const char *path)
+{
+    pid_t c = fork();
+    if (c == 0) {
+        char p[64];
+        snprintf(p, sizeof p, "/proc/%d/ns/user", (int)pid);
+        int u = open(p, O_RDONLY | O_CLOEXEC);
+        snprintf(p, sizeof p, "/proc/%d/ns/mnt", (int)pid);
+        int m = open(p, O_RDONLY | O_CLOEXEC);
+        if (m < 0 || (geteuid() != 0 && (u < 0 || setns(u, CLONE_NEWUSER) < 0)) ||
+            setns(m, CLONE_NEWNS) < 0)
+            _exit(1);
+        int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        char msg[256];
+        _exit(root < 0 || hide_in(root, path, NULL, msg, sizeof msg) < 0);
+    }
+    if (c > 0)
+        waitpid(c, NULL, 0);
+}
+
+static void spread_to_dir(const char *state, void *ud)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/local", state);
+    DIR *d = opendir(path);
+    struct dirent *de;
+    while (d && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        pid_t pid = live_init(dirfd(d), de->d_name);
+        if (pid > 0)
+            hide_in_sandbox(pid, ud);
+    }
+    if (d)
+        closedir(d);
 }
 
 void registry_add(const char *state_dir)
 {
     char real[4096];
+    int added = 0;
     if (!state_dir || !*state_dir || !realpath(state_dir, real))
         return;
     uid_t uid = geteuid();
@@ -329,7 +429,11 @@ void registry_add(const char *state_dir)
         return;
     if (fstat(fd, &st) == 0 && st.st_uid == uid && S_ISREG(st.st_mode) && flock(fd, LOCK_EX) == 0) {
         fchmod(fd, 0644);
-        registry_update(fd, real);
+        added = registry_update(fd, real);
     }
     close(fd);
+    /* A directory first used now: the sandboxes already running (those we may enter) get
+     * the mask too, not only the ones started from here on. */
+    if (added)
+        each_registered(spread_to_dir, real);
 }
