@@ -21,6 +21,9 @@ attacks() {
         [ $(((0x$mask >> 27) & 1)) -eq 0 ] && [ $(((0x$mask >> 21) & 1)) -eq 0 ] || bad=1
     done
     expect_eq "[$MODE] no capability set holds CAP_MKNOD or CAP_SYS_ADMIN ($(echo $OUT))" 0 "$bad"
+    inside "$id" 'cat /proc/1/environ >/dev/null 2>&1 && echo readable || echo refused; ls /proc/1/root/ >/dev/null 2>&1 && echo readable || echo refused'
+    expect_eq "[$MODE] root inside cannot ptrace-read the init" "refused
+refused" "$OUT"
     local before
     before=$(stat -c %a:%u /dev/null)
     inside "$id" 'chmod 666 /dev/null 2>&1; chown 0 /dev/zero 2>&1; echo done'

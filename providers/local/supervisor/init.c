@@ -317,7 +317,9 @@ static void loopback_up(void)
 /* Docker's default capability set without CAP_MKNOD; everything else leaves the bounding
  * set, so even root in the sandbox cannot remount the read-only root, load modules, make
  * device nodes or reach raw devices. The init's own sets shrink to the same (it keeps what it
- * needs to start commands as other users), so nothing it starts can inherit more. */
+ * needs to start commands as other users), so nothing it starts can inherit more; only its
+ * permitted set keeps CAP_WAKE_ALARM, never raised, which no command can have: so root inside
+ * cannot ptrace the init (its control socket, its pipe to the supervisor). */
 static int drop_capabilities(char *msg, size_t len)
 {
     static const int keep[] = {
@@ -338,7 +340,8 @@ static int drop_capabilities(char *msg, size_t len)
         return fail(msg, len, "reading capabilities", "");
     for (int i = 0; i < 2; i++) {
         unsigned int m = (unsigned int)(mask >> (32 * i));
-        data[i].permitted &= m;
+        unsigned int p = (unsigned int)((mask | 1ULL << CAP_WAKE_ALARM) >> (32 * i));
+        data[i].permitted &= p;
         data[i].effective &= m;
         data[i].inheritable = 0;
     }

@@ -62,6 +62,17 @@ static int empty_tmpfs(void)
     return mnt;
 }
 
+/* The root of one attached empty mask: later directory masks are clones of it (one tmpfs for
+ * them all, fewer system calls). Reset when a batch of masks is done. */
+static int first_mask = -1;
+
+static void masks_done(void)
+{
+    if (first_mask >= 0)
+        close(first_mask);
+    first_mask = -1;
+}
+
 /* Covers path (as seen inside root) with an empty read-only tmpfs (a directory) or /dev/null
  * (a file); keep, when given, is a path under the directory to recreate inside the mask (a
  * workdir). Missing paths are fine. The mount is built detached and moved onto the path by
@@ -72,16 +83,18 @@ static int hide_in(int rootfd, const char *path, const char *workdir, char *msg,
     if (fd < 0)
         return 0;
     struct stat st;
-    int mnt = -1;
-    if (fstat(fd, &st) == 0)
-        mnt = S_ISDIR(st.st_mode)
-                  ? empty_tmpfs()
-                  : (int)open_tree(AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    int mnt = -1, dir = 0;
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
         n--;
-    if (mnt >= 0 && S_ISDIR(st.st_mode) && workdir && !strncmp(workdir, path, n) &&
-        workdir[n] == '/') {
+    int keep = workdir && !strncmp(workdir, path, n) && workdir[n] == '/';
+    if (fstat(fd, &st) == 0 && (dir = S_ISDIR(st.st_mode)) && !keep && first_mask >= 0)
+        mnt = (int)open_tree(first_mask, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (mnt < 0 && dir)
+        mnt = empty_tmpfs();
+    else if (mnt < 0)
+        mnt = (int)open_tree(AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (mnt >= 0 && dir && keep) {
         char sub[4096];
         snprintf(sub, sizeof sub, "%s", workdir + n + 1);
         for (char *p = sub; *p; p++) {
@@ -102,6 +115,8 @@ static int hide_in(int rootfd, const char *path, const char *workdir, char *msg,
     if (mnt >= 0)
         close(mnt);
     close(fd);
+    if (rc == 0 && dir && !keep && first_mask < 0)
+        first_mask = open_in_root(rootfd, path, 0); /* now the mask's own root */
     return rc;
 }
 
@@ -151,6 +166,7 @@ int mask_proc_sys(const char *root, char *msg, size_t len)
     }
     for (int i = 0; masked[i] && rc == 0; i++)
         rc = hide_in(rootfd, masked[i], NULL, msg, len);
+    masks_done();
     close(rootfd);
     return rc;
 }
@@ -281,6 +297,7 @@ int mask_host_paths(const struct launch *l, const char *root, char *msg, size_t 
         hide_one(extra[i], &c);
     hide_one(launch_get(l, "state_dir", "/nonexistent"), &c);
     each_registered(hide_one, &c);
+    masks_done();
     close(c.rootfd);
     return c.rc;
 }
@@ -407,6 +424,18 @@ static void spread_to_dir(const char *state, void *ud)
         closedir(d);
 }
 
+/* Paths no sandbox sees from the host: every one has its own /tmp, /run, /dev, /proc, /sys. */
+static int invisible(const char *path)
+{
+    static const char *const own[] = {"/tmp", "/run", "/dev", "/proc", "/sys", NULL};
+    for (int i = 0; own[i]; i++) {
+        size_t n = strlen(own[i]);
+        if (!strncmp(path, own[i], n) && (path[n] == '/' || !path[n]))
+            return 1;
+    }
+    return 0;
+}
+
 void registry_add(const char *state_dir)
 {
     char real[4096];
@@ -434,6 +463,6 @@ void registry_add(const char *state_dir)
     close(fd);
     /* A directory first used now: the sandboxes already running (those we may enter) get
      * the mask too, not only the ones started from here on. */
-    if (added)
+    if (added && !invisible(real))
         each_registered(spread_to_dir, real);
 }
