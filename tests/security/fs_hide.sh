@@ -64,6 +64,16 @@ attacks() {
 0" "$OUT"
     inside "$id" "ls -A $real | wc -l"
     expect_eq "[$MODE] and from every other sandbox" 0 "$OUT"
+    # A user's registry cannot hide what is not theirs (a local user breaking every sandbox).
+    if [ "$MODE" = user ] && [ -n "$(ls -A /opt)" ]; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'echo /opt >> /tmp/.sandman-state-dirs/65534'
+        local rid
+        rid=$("$SANDMAN" create)
+        run "$SANDMAN" exec "$rid" -- 'ls -A /opt | wc -l'
+        expect_eq "[$MODE] a path listed in a user's registry that the user does not own stays visible" \
+            "$(ls -A /opt | wc -l)" "$OUT"
+        "$SANDMAN" rm "$rid" >/dev/null
+    fi
     # Homes and credentials.
     inside "$id" 'ls -A /root /home | grep -v "^/\|^$" | wc -l'
     expect_eq "[$MODE] /root and /home are empty" 0 "$OUT"

@@ -171,8 +171,10 @@ int mask_proc_sys(const char *root, char *msg, size_t len)
     return rc;
 }
 
-/* Calls fn for each absolute path listed in the file (one a line). */
-static void each_line(int fd, void (*fn)(const char *, void *), void *ud)
+/* Calls fn for each absolute path listed in the file (one a line). A user's file names only
+ * that user's own directories: another path (a local user listing /usr, say, to break every
+ * sandbox) is ignored. Root's file may name any. */
+static void each_line(int fd, uid_t owner, void (*fn)(const char *, void *), void *ud)
 {
     char *buf = malloc(REG_MAX + 1);
     size_t got = 0;
@@ -187,7 +189,9 @@ static void each_line(int fd, void (*fn)(const char *, void *), void *ud)
         if (!nl)
             break; /* a line still being written */
         *nl = '\0';
-        if (line[0] == '/')
+        struct stat st;
+        if (line[0] == '/' &&
+            (owner == 0 || (stat(line, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == owner)))
             fn(line, ud);
     }
     free(buf);
@@ -199,6 +203,9 @@ static void each_registered(void (*fn)(const char *, void *), void *ud)
 {
     static const char *const dirs[] = {REG_ROOT, REG_USERS};
     for (int d = 0; d < 2; d++) {
+        struct stat ds;
+        if (lstat(dirs[d], &ds) < 0 || !S_ISDIR(ds.st_mode))
+            continue; /* not a symlink to somewhere else */
         DIR *dir = opendir(dirs[d]);
         struct dirent *de;
         while (dir && (de = readdir(dir)) != NULL) {
@@ -210,7 +217,7 @@ static void each_registered(void (*fn)(const char *, void *), void *ud)
             struct stat st;
             if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
                 (st.st_uid == uid || st.st_uid == 0))
-                each_line(fd, fn, ud);
+                each_line(fd, st.st_uid, fn, ud);
             if (fd >= 0)
                 close(fd);
         }
@@ -450,6 +457,9 @@ void registry_add(const char *state_dir)
     } else if (mkdir(REG_USERS, 01777) == 0) {
         chmod(REG_USERS, 01777); /* the umask took the bits off */
     }
+    struct stat ds;
+    if (lstat(dir, &ds) < 0 || !S_ISDIR(ds.st_mode) || (uid != 0 && !(ds.st_mode & S_ISVTX)))
+        return; /* a symlink or a directory anyone may empty: not ours to trust */
     char path[256];
     snprintf(path, sizeof path, "%s/%u", dir, (unsigned)uid);
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
