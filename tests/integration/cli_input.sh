@@ -68,7 +68,7 @@ check "in one line" one_line "$ERR"
 printf 'sandbox:\n  local:\n    netwrk: none\n' >"$SANDMAN_STATE_DIR/typo.yaml"
 run "$SANDMAN" -c "$SANDMAN_STATE_DIR/typo.yaml" ls
 expect_eq "an unknown provider key exits 2" 2 "$RC"
-expect_match "naming the key and the allowed ones" "unknown key 'netwrk' in local config \(allowed: default_timeout_s, image, network, pids_limit, shell, workdir\)" "$ERR"
+expect_match "naming the key and the allowed ones" "unknown key 'netwrk' in local config \(allowed: default_timeout_s, expose_home, hide, image, network, pids_limit, shell, workdir\)" "$ERR"
 
 printf 'sandbox:\n  local: {}\n  docker: {}\n' >"$SANDMAN_STATE_DIR/two.yaml"
 run "$SANDMAN" -c "$SANDMAN_STATE_DIR/two.yaml" ls
