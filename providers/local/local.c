@@ -72,6 +72,10 @@ static int local_hide_config(local_provider *lp, const cJSON *config, sm_error *
                                 "local.hide must be a list of absolute paths");
         if (sm_spec_check_path("local.hide entry", it->valuestring, err) != SM_OK)
             return SM_ERR_CONFIG;
+        if (!strcmp(it->valuestring, "/"))
+            return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                                "local.hide cannot hide / (use image dir:<rootfs> for a "
+                                "root of your own)");
         lp->hide = xrealloc(lp->hide, (lp->nhide + 1) * sizeof *lp->hide);
         lp->hide[lp->nhide++] = xstrdup(it->valuestring);
     }

@@ -114,6 +114,9 @@ $(basename "$home")" "$OUT"
     run sm -c "$cfg" -p bad create
     check "[$MODE] a relative hide path is refused" test "$RC" -ne 0
     expect_match "[$MODE] naming the key" "hide" "$ERR"
+    printf 'bad:\n  local:\n    hide: [/]\n' >"$cfg"
+    run sm -c "$cfg" -p bad create
+    expect_match "[$MODE] hiding / is refused" "local.hide cannot hide /" "$ERR"
     rm -f "$cfg"
     # A workdir with ".." creates nothing on the host.
     local probe=/var/tmp/sandman-fs-hide-probe-$$
