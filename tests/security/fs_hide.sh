@@ -44,9 +44,20 @@ attacks() {
     early=$(sm create) || not_ok "[$MODE] create"
     late=$(mkstate)
     lateid=$(sm_in "$late" create) || not_ok "[$MODE] create in a new state dir"
-    inside "$early" "ls -A $late | wc -l; test -S $late/local/$lateid/ctl.sock && echo socket"
+    # (its sandbox's supervisor follows the registries: wait for the mask, up to 10 s)
+    inside "$early" "for i in \$(seq 100); do [ -z \"\$(ls -A $late)\" ] && break; sleep 0.1; done; ls -A $late | wc -l; test -S $late/local/$lateid/ctl.sock && echo socket"
     expect_eq "[$MODE] a state directory first used later is hidden in running sandboxes" 0 "$OUT"
     sm rm "$early" >/dev/null
+    # The same across users: a user's new state directory, root's running sandbox.
+    if [ "$MODE" = user ]; then
+        local rid ulate
+        rid=$("$SANDMAN" create)
+        ulate=$(mkstate)
+        sm_in "$ulate" create >/dev/null || not_ok "[$MODE] create in a new state dir"
+        run "$SANDMAN" exec "$rid" -- "for i in \$(seq 100); do [ -z \"\$(ls -A $ulate)\" ] && break; sleep 0.1; done; ls -A $ulate | wc -l"
+        expect_eq "[$MODE] a user's new state directory is hidden in root's running sandboxes" 0 "$OUT"
+        "$SANDMAN" rm "$rid" >/dev/null
+    fi
     # Another context's state directory, with a live sandbox in it.
     other=$(mkstate)
     oid=$(sm_in "$other" create) || not_ok "[$MODE] create in another state dir"

@@ -3,8 +3,10 @@
  * and, for host images, home directories, credential files, configured paths and every
  * sandman state directory on the host hidden under empty read-only mounts. Also the host-wide
  * registry of state directories that makes the last possible: every supervisor adds its real
- * state directory, every init reads them all. A mask is locked to the sandbox: it has no
- * CAP_SYS_ADMIN to unmount it, and a nested namespace inherits it locked. libc only. */
+ * state directory, every init hides them all, and a host image's supervisor follows the
+ * registry (inotify) to hide directories added while its sandbox runs. A mask is locked to the
+ * sandbox: it has no CAP_SYS_ADMIN to unmount it, and a nested namespace inherits it locked. libc
+ * only. */
 #include <dirent.h>
 #include <sched.h>
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -309,19 +312,19 @@ int mask_host_paths(const struct launch *l, const char *root, char *msg, size_t 
     return c.rc;
 }
 
-/* Rewrites the registry without the directories that are gone, plus ours; 1 when ours was
- * not listed yet. */
-static int registry_update(int fd, const char *mine)
+/* The registry without the directories that are gone, plus ours: the new text (malloc'd), or
+ * NULL when nothing changes. */
+static char *registry_text(int fd, const char *mine)
 {
     struct stat st;
     if (fstat(fd, &st) < 0 || st.st_size > REG_MAX)
-        return 0;
+        return NULL;
     char *buf = malloc((size_t)st.st_size + 1), *out = malloc((size_t)st.st_size + 4097);
     ssize_t got = buf ? pread(fd, buf, (size_t)st.st_size, 0) : -1;
     if (!buf || !out || got < 0) {
         free(buf);
         free(out);
-        return 0;
+        return NULL;
     }
     buf[got] = '\0';
     size_t o = 0;
@@ -336,64 +339,138 @@ static int registry_update(int fd, const char *mine)
     }
     if (!have)
         o += (size_t)snprintf(out + o, 4097, "%s\n", mine);
-    if (have && o == (size_t)got) {
-        free(buf);
-        free(out);
-        return 0; /* nothing changed: no write on the fast path */
-    }
-    int ok = pwrite(fd, out, o, 0) == (ssize_t)o && ftruncate(fd, (off_t)o) == 0;
     free(buf);
-    free(out);
-    return ok && !have;
+    if (have && o == (size_t)got) {
+        free(out);
+        return NULL; /* nothing changed: no write on the fast path */
+    }
+    return out;
 }
 
-/* The init of a live sandbox listed in <state>/local/<id>/ready: its pid, only when that
- * process is still a sandman init started at the recorded time and in a mount namespace other
- * than ours (so a reused pid can never lead to a host process). */
-static pid_t live_init(int dirfd_local, const char *id)
+/* Replaces <dir>/<uid> with text whole (a reader never sees half a rewrite). */
+static void registry_put(const char *dir, uid_t uid, const char *text)
 {
-    char path[512], buf[512];
-    snprintf(path, sizeof path, "%s/end", id);
-    if (faccessat(dirfd_local, path, F_OK, 0) == 0)
-        return 0;
-    snprintf(path, sizeof path, "%s/ready", id);
-    int fd = openat(dirfd_local, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *p = strstr(buf, "pid="), *t = strstr(buf, "starttime=");
-    pid_t pid = p ? (pid_t)atoi(p + 4) : 0;
-    unsigned long long start = t ? strtoull(t + 10, NULL, 10) : 0;
-    if (pid <= 1 || !start)
-        return 0;
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    char *c = strrchr(buf, ')');
-    if (!c || !strstr(buf, "(sandman-init)"))
-        return 0;
-    for (int i = 0; i < 20 && c; i++)
-        c = strchr(c + 1, ' ');
-    if (!c || strtoull(c + 1, NULL, 10) != start)
-        return 0;
-    struct stat mine, theirs;
-    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
-    if (stat("/proc/self/ns/mnt", &mine) < 0 || stat(path, &theirs) < 0 ||
-        mine.st_ino == theirs.st_ino)
-        return 0;
-    return pid;
+    char tmp[256], path[256];
+    snprintf(tmp, sizeof tmp, "%s/%u.new", dir, (unsigned)uid);
+    snprintf(path, sizeof path, "%s/%u", dir, (unsigned)uid);
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    size_t n = strlen(text);
+    int ok = write(fd, text, n) == (ssize_t)n && fchmod(fd, 0644) == 0;
+    if (close(fd) < 0)
+        ok = 0;
+    if (!ok || rename(tmp, path) < 0)
+        unlink(tmp);
 }
 
-/* Hides path inside the running sandbox whose init is pid: a child enters its mount
- * namespace (through its user namespace when we are not root) and lays the mask there. */
+void registry_add(const char *state_dir)
+{
+    char real[4096];
+    if (!state_dir || !*state_dir || !realpath(state_dir, real))
+        return;
+    uid_t uid = geteuid();
+    const char *dir = uid == 0 ? REG_ROOT : REG_USERS;
+    if (uid == 0) {
+        mkdir("/run/sandman", 0755);
+        mkdir(REG_ROOT, 0755);
+    }
+    /* root makes the users' directory too when it is missing: then no user owns it */
+    if (mkdir(REG_USERS, 01777) == 0)
+        chmod(REG_USERS, 01777); /* the umask took the bits off */
+    struct stat ds;
+    if (lstat(dir, &ds) < 0 || !S_ISDIR(ds.st_mode) || (uid != 0 && !(ds.st_mode & S_ISVTX)))
+        return; /* a symlink or a directory anyone may empty: not ours to trust */
+    char path[256];
+    snprintf(path, sizeof path, "%s/%u.lock", dir, (unsigned)uid);
+    int lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    struct stat st;
+    if (lock < 0)
+        return;
+    if (fstat(lock, &st) == 0 && st.st_uid == uid && S_ISREG(st.st_mode) &&
+        flock(lock, LOCK_EX) == 0) {
+        snprintf(path, sizeof path, "%s/%u", dir, (unsigned)uid);
+        int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        char *text = NULL;
+        if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == uid && S_ISREG(st.st_mode))
+            text = registry_text(fd, real);
+        if (fd >= 0)
+            close(fd);
+        if (text)
+            registry_put(dir, uid, text);
+        free(text);
+    }
+    close(lock);
+}
+
+/* Paths no sandbox sees from the host: every one has its own /tmp, /run, /dev, /proc, /sys. */
+static int invisible(const char *path)
+{
+    static const char *const own[] = {"/tmp", "/run", "/dev", "/proc", "/sys", NULL};
+    for (int i = 0; own[i]; i++) {
+        size_t n = strlen(own[i]);
+        if (!strncmp(path, own[i], n) && (path[n] == '/' || !path[n]))
+            return 1;
+    }
+    return 0;
+}
+
+/* The registered directories this supervisor's sandbox already hides (its init hid what was
+ * listed when it started; later ones are added by registry_follow). */
+static struct {
+    char **paths;
+    size_t n;
+} seen;
+
+static int was_seen(const char *path)
+{
+    for (size_t i = 0; i < seen.n; i++)
+        if (!strcmp(seen.paths[i], path))
+            return 1;
+    return 0;
+}
+
+static void mark_seen(const char *path, void *ud)
+{
+    (void)ud;
+    if (was_seen(path))
+        return;
+    char **grown = realloc(seen.paths, (seen.n + 1) * sizeof *grown);
+    char *copy = strdup(path);
+    if (!grown || !copy) {
+        free(copy);
+        if (grown)
+            seen.paths = grown;
+        return;
+    }
+    seen.paths = grown;
+    seen.paths[seen.n++] = copy;
+}
+
+void registry_snapshot(void)
+{
+    each_registered(mark_seen, NULL);
+}
+
+int registry_watch(void)
+{
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int n = 0;
+    n += inotify_add_watch(fd, REG_ROOT, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR) >= 0;
+    n += inotify_add_watch(fd, REG_USERS, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR) >= 0;
+    if (!n) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Hides path inside the running sandbox whose init is pid (our own child): a child process
+ * enters its mount namespace (through its user namespace when we are not root) and lays the
+ * mask there. */
 static void hide_in_sandbox(pid_t pid, const char *path)
 {
     pid_t c = fork();
@@ -411,68 +488,25 @@ static void hide_in_sandbox(pid_t pid, const char *path)
         _exit(root < 0 || hide_in(root, path, NULL, msg, sizeof msg) < 0);
     }
     if (c > 0)
-        waitpid(c, NULL, 0);
+        while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+            ;
 }
 
-static void spread_to_dir(const char *state, void *ud)
+static void follow_one(const char *path, void *ud)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/local", state);
-    DIR *d = opendir(path);
-    struct dirent *de;
-    while (d && (de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue;
-        pid_t pid = live_init(dirfd(d), de->d_name);
-        if (pid > 0)
-            hide_in_sandbox(pid, ud);
-    }
-    if (d)
-        closedir(d);
-}
-
-/* Paths no sandbox sees from the host: every one has its own /tmp, /run, /dev, /proc, /sys. */
-static int invisible(const char *path)
-{
-    static const char *const own[] = {"/tmp", "/run", "/dev", "/proc", "/sys", NULL};
-    for (int i = 0; own[i]; i++) {
-        size_t n = strlen(own[i]);
-        if (!strncmp(path, own[i], n) && (path[n] == '/' || !path[n]))
-            return 1;
-    }
-    return 0;
-}
-
-void registry_add(const char *state_dir)
-{
-    char real[4096];
-    int added = 0;
-    if (!state_dir || !*state_dir || !realpath(state_dir, real))
+    if (was_seen(path))
         return;
-    uid_t uid = geteuid();
-    const char *dir = uid == 0 ? REG_ROOT : REG_USERS;
-    if (uid == 0) {
-        mkdir("/run/sandman", 0755);
-        mkdir(REG_ROOT, 0755);
-    } else if (mkdir(REG_USERS, 01777) == 0) {
-        chmod(REG_USERS, 01777); /* the umask took the bits off */
-    }
-    struct stat ds;
-    if (lstat(dir, &ds) < 0 || !S_ISDIR(ds.st_mode) || (uid != 0 && !(ds.st_mode & S_ISVTX)))
-        return; /* a symlink or a directory anyone may empty: not ours to trust */
-    char path[256];
-    snprintf(path, sizeof path, "%s/%u", dir, (unsigned)uid);
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    struct stat st;
-    if (fd < 0)
-        return;
-    if (fstat(fd, &st) == 0 && st.st_uid == uid && S_ISREG(st.st_mode) && flock(fd, LOCK_EX) == 0) {
-        fchmod(fd, 0644);
-        added = registry_update(fd, real);
-    }
-    close(fd);
-    /* A directory first used now: the sandboxes already running (those we may enter) get
-     * the mask too, not only the ones started from here on. */
-    if (added && !invisible(real))
-        each_registered(spread_to_dir, real);
+    mark_seen(path, NULL);
+    if (!invisible(path))
+        hide_in_sandbox(*(pid_t *)ud, path);
+}
+
+void registry_follow(int fd, pid_t init)
+{
+    char buf[4096];
+    int any = 0;
+    while (read(fd, buf, sizeof buf) > 0)
+        any = 1;
+    if (any)
+        each_registered(follow_one, &init);
 }

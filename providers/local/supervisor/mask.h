@@ -19,8 +19,16 @@ int mask_proc_sys(const char *root, char *msg, size_t len);
 int mask_host_paths(const struct launch *l, const char *root, char *msg, size_t len);
 
 /* Adds the real path of state_dir to this uid's registry (pruning directories that are
- * gone). Best effort: a registry that cannot be written only loses the hiding from other
- * sandboxes of this one directory. */
+ * gone), replacing the file whole. Best effort: a registry that cannot be written only loses
+ * the hiding from other sandboxes of this one directory. */
 void registry_add(const char *state_dir);
+
+/* For a host image's supervisor, so that a state directory first used while its sandbox runs
+ * is hidden there too: registry_snapshot (before the init starts) remembers what the init
+ * will hide; registry_watch gives an inotify descriptor (or -1) that becomes readable when a
+ * registry changes; registry_follow then hides each new entry inside the sandbox of init. */
+void registry_snapshot(void);
+int registry_watch(void);
+void registry_follow(int fd, pid_t init);
 
 #endif

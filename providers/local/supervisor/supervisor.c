@@ -490,6 +490,9 @@ int main(int argc, char **argv)
     reserve("end.reserve");
     reserve("journal.reserve");
     registry_add(launch_get(&l, "state_dir", NULL));
+    int host_image = strcmp(launch_get(&l, "root", "host"), "dir") != 0;
+    if (host_image)
+        registry_snapshot();
 
     sigset_t mask;
     sigemptyset(&mask);
@@ -552,6 +555,8 @@ int main(int argc, char **argv)
     dprintf(report, "ok %d\n", (int)init);
     close(report);
 
+    /* State directories first used from now on are hidden in this sandbox as they appear. */
+    int watch = host_image ? registry_watch() : -1;
     long long ttl_ms = launch_get_ll(&l, "ttl_ms", 0);
     double deadline = ttl_ms > 0 ? now_mono() + (double)ttl_ms / 1000.0 : 0;
     int why = 0, status = 0;
@@ -562,8 +567,10 @@ int main(int argc, char **argv)
             /* at most an hour per wait: a TTL of years in ms does not fit an int */
             ms = left <= 0 ? 0 : left > 3600 ? 3600 * 1000 : (int)(left * 1000) + 1;
         }
-        struct pollfd p = {.fd = sfd, .events = POLLIN};
-        int r = poll(&p, 1, ms);
+        struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = watch, .events = POLLIN}};
+        int r = poll(p, watch >= 0 ? 2 : 1, ms);
+        if (r > 0 && watch >= 0 && (p[1].revents & POLLIN))
+            registry_follow(watch, init);
         if (r == 0 && deadline > 0 && now_mono() >= deadline && !why) {
             why = 'T';
             kill(init, SIGKILL);
@@ -579,6 +586,8 @@ int main(int argc, char **argv)
         if (w == init)
             break;
     }
+    if (watch >= 0)
+        close(watch);
     double ended = now_wall();
     struct entry_end ee;
     read_entry_end(verdict[0], &ee);
