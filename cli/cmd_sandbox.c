@@ -23,23 +23,18 @@ enum {
     C_PORT,
     C_READY,
     C_ENTRY,
-    C_ENV_FILE
+    C_ENV_FILE,
+    C_DISK
 };
 
 const cli_opt cli_create_opts[] = {
-    {"image", 'i', true, C_IMAGE},
-    {"cpu", 0, true, C_CPU},
-    {"memory-mib", 'm', true, C_MEM},
-    {"ttl", 0, true, C_TTL},
-    {"workdir", 'w', true, C_WORKDIR},
-    {"env", 'e', true, C_ENV},
-    {"file", 'f', true, C_FILE},
-    {"label", 'l', true, C_LABEL},
-    {"port", 0, true, C_PORT},
-    {"ready-timeout", 0, true, C_READY},
-    {"entrypoint", 0, true, C_ENTRY},
-    {"env-file", 0, true, C_ENV_FILE},
-    {NULL, 0, false, 0},
+    {"image", 'i', true, C_IMAGE},     {"cpu", 0, true, C_CPU},
+    {"memory-mib", 'm', true, C_MEM},  {"ttl", 0, true, C_TTL},
+    {"workdir", 'w', true, C_WORKDIR}, {"env", 'e', true, C_ENV},
+    {"file", 'f', true, C_FILE},       {"label", 'l', true, C_LABEL},
+    {"port", 0, true, C_PORT},         {"ready-timeout", 0, true, C_READY},
+    {"entrypoint", 0, true, C_ENTRY},  {"env-file", 0, true, C_ENV_FILE},
+    {"disk-gib", 0, true, C_DISK},     {NULL, 0, false, 0},
 };
 
 /* Reads a local file for --file REMOTE=LOCAL (spec.files holds text). */
@@ -92,6 +87,12 @@ int cli_create_opt(sm_cli *cli, void *ud, int id, const char *arg)
             return cli_usage(cli, "--memory-mib wants a positive integer, not '%s'", arg);
         s->resources.memory_mib = l;
         s->resources.set |= SM_RES_MEMORY;
+        return 0;
+    case C_DISK:
+        if (sm_parse_long(arg, &l) || l <= 0)
+            return cli_usage(cli, "--disk-gib wants a positive integer, not '%s'", arg);
+        s->resources.disk_gib = l;
+        s->resources.set |= SM_RES_DISK;
         return 0;
     case C_TTL:
     case C_READY:
@@ -323,6 +324,7 @@ const sm_cmd sm_cmd_create = {
     "  -i, --image IMG        image (local: host or dir:/path/to/rootfs)\n"
     "      --cpu N            vCPUs (fractions allowed)\n"
     "  -m, --memory-mib N     memory limit in MiB\n"
+    "      --disk-gib N       size limit of the writable areas in GiB\n"
     "      --ttl S            end the sandbox after S seconds\n"
     "  -w, --workdir DIR      default working directory\n"
     "  -e, --env K=V          environment variable (repeatable); -e K alone passes K's value\n"

@@ -132,6 +132,24 @@ static bool is_abs_path(const char *p)
     return p && p[0] == '/';
 }
 
+int sm_spec_check_path(const char *what, const char *path, sm_error *err)
+{
+    if (!is_abs_path(path))
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "%s '%s' must be an absolute path", what, path ? path : "");
+    for (const char *c = path; *c; c++) {
+        if (c[0] != '/' || c[1] != '.')
+            continue;
+        size_t dots = c[2] == '.' ? 2 : 1;
+        if (c[1 + dots] == '/' || !c[1 + dots])
+            return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                                "%s '%s' must not contain '%s' components (write the plain "
+                                "absolute path)",
+                                what, path, dots == 2 ? ".." : ".");
+    }
+    return SM_OK;
+}
+
 int sm_spec_validate(const sm_spec *s, sm_error *err)
 {
     if (s->image && !*s->image)
@@ -155,6 +173,8 @@ int sm_spec_validate(const sm_spec *s, sm_error *err)
     if (s->workdir && !is_abs_path(s->workdir))
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "workdir '%s' must be an absolute path", s->workdir);
+    if (s->workdir && sm_spec_check_path("workdir", s->workdir, err) != SM_OK)
+        return SM_ERR_INVALID;
     const sm_resources *r = &s->resources;
     if ((r->set & SM_RES_CPU) && !(r->cpu > 0))
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
@@ -194,10 +214,13 @@ int sm_spec_validate(const sm_spec *s, sm_error *err)
     if ((r->set & SM_RES_GPU) && r->gpu > SM_MAX_GPU)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "resources.gpu %ld is too large (allowed: 0..%ld)", r->gpu, SM_MAX_GPU);
-    for (size_t i = 0; i < s->files.n; i++)
+    for (size_t i = 0; i < s->files.n; i++) {
         if (!is_abs_path(s->files.items[i].key))
             return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                                 "files: path '%s' must be absolute", s->files.items[i].key);
+        if (sm_spec_check_path("files: path", s->files.items[i].key, err) != SM_OK)
+            return SM_ERR_INVALID;
+    }
     for (size_t i = 0; i < s->env.n; i++) {
         const char *k = s->env.items[i].key;
         if (!*k || strchr(k, '='))

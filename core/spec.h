@@ -65,9 +65,13 @@ void sm_spec_free(sm_spec *s);
 void sm_spec_copy(sm_spec *dst, const sm_spec *src); /* dst must be fresh or freed */
 
 /* Validation of every rule in the seed: ports 1..65535 without duplicates, ttl/ready_timeout
- * positive, resources positive, files keys absolute paths, workdir absolute; and the SM_MAX_*
- * upper bounds above. */
+ * positive, resources positive, files keys and workdir absolute paths without "." or ".."
+ * components; and the SM_MAX_* upper bounds above. */
 int sm_spec_validate(const sm_spec *s, sm_error *err);
+/* A path a sandbox is set up with (workdir, file targets, paths to hide): absolute, and no
+ * "." or ".." component, which could lead outside the sandbox while it is built. what names
+ * it in the error: "workdir '/a/../b' must not contain '..' components ...". */
+int sm_spec_check_path(const char *what, const char *path, sm_error *err);
 /* Adds one port given as text (the CLI's --port) or number; rejects bad and duplicate ports. */
 int sm_spec_add_port(sm_spec *s, const char *text, sm_error *err);
 int sm_spec_has_port(const sm_spec *s, int port);

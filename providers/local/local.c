@@ -27,10 +27,19 @@
 #include "providers/local/local.h"
 #include "providers/local/local_provider.h"
 
-static const char *const config_keys[] = {
-    "network",      "pids_limit",        "image",   "shell",
-    "workdir",      "default_timeout_s", "seccomp", "nested_userns",
-    "no_new_privs", "unenforced_limits", NULL};
+static const char *const config_keys[] = {"network",
+                                          "pids_limit",
+                                          "image",
+                                          "shell",
+                                          "workdir",
+                                          "default_timeout_s",
+                                          "seccomp",
+                                          "nested_userns",
+                                          "no_new_privs",
+                                          "unenforced_limits",
+                                          "expose_home",
+                                          "hide",
+                                          NULL};
 
 static char *find_supervisor(void)
 {
@@ -54,6 +63,33 @@ static char *find_supervisor(void)
         }
     }
     return NULL;
+}
+
+/* expose_home (bool) and hide (a list of absolute paths) shape what a host image hides. */
+static int local_hide_config(local_provider *lp, const cJSON *config, sm_error *err)
+{
+    int rc = sm_json_get_bool(config, "expose_home", &lp->expose_home, "local", err);
+    const cJSON *hide = config ? cJSON_GetObjectItemCaseSensitive(config, "hide") : NULL, *it;
+    if (rc || !hide || cJSON_IsNull(hide))
+        return rc;
+    if (!cJSON_IsArray(hide))
+        return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                            "local.hide must be a list of absolute paths");
+    cJSON_ArrayForEach(it, hide)
+    {
+        if (!cJSON_IsString(it))
+            return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                                "local.hide must be a list of absolute paths");
+        if (sm_spec_check_path("local.hide entry", it->valuestring, err) != SM_OK)
+            return SM_ERR_CONFIG;
+        if (!strcmp(it->valuestring, "/"))
+            return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                                "local.hide cannot hide / (use image dir:<rootfs> for a "
+                                "root of your own)");
+        lp->hide = xrealloc(lp->hide, (lp->nhide + 1) * sizeof *lp->hide);
+        lp->hide[lp->nhide++] = xstrdup(it->valuestring);
+    }
+    return SM_OK;
 }
 
 static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
@@ -107,6 +143,10 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     if (!rc && lp->workdir && lp->workdir[0] != '/')
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.workdir must be an absolute path");
+    if (!rc && lp->workdir)
+        rc = sm_spec_check_path("local.workdir", lp->workdir, err);
+    if (!rc)
+        rc = local_hide_config(lp, config, err);
     if (!rc && !(lp->default_timeout_s > 0 && lp->default_timeout_s <= SM_MAX_EXEC_TIMEOUT_S))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.default_timeout_s must be positive, up to %.0f seconds (1 week)",
@@ -132,6 +172,9 @@ static void local_destroy(sm_provider *p)
     free(lp->workdir);
     free(lp->supervisor);
     free(lp->seccomp);
+    for (size_t i = 0; i < lp->nhide; i++)
+        free(lp->hide[i]);
+    free(lp->hide);
     local_cg_layout_free(&lp->cg);
     free(lp);
 }
@@ -184,6 +227,13 @@ static void write_launch(const char *dir, const local_provider *lp, const sm_spe
     launch_put(f, "nested_userns", lp->nested_userns ? "1" : "0");
     launch_put(f, "no_new_privs", lp->no_new_privs ? "1" : "0");
     launch_put(f, "state_dir", sm_state_dir());
+    launch_put(f, "expose_home", lp->expose_home ? "1" : "0");
+    for (size_t i = 0; i < lp->nhide; i++)
+        launch_put(f, "hide", lp->hide[i]);
+    if (spec->resources.set & SM_RES_DISK) {
+        snprintf(num, sizeof num, "%lld", (long long)spec->resources.disk_gib << 30);
+        launch_put(f, "disk_bytes", num);
+    }
     char host[64];
     snprintf(host, sizeof host, "sbx-%.8s", id);
     launch_put(f, "hostname", host);

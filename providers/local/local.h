@@ -63,6 +63,9 @@ typedef struct local_provider {
     bool nested_userns, no_new_privs;
     bool pids_limit_set;  /* pids_limit was configured, so it is asked for, not a default */
     bool warn_unenforced; /* unenforced_limits: warn (run without limits that cannot be applied) */
+    bool expose_home;     /* host image: show /root and /home (hidden by default) */
+    char **hide;          /* host image: more absolute paths to hide */
+    size_t nhide;
     local_cg_layout cg;
 } local_provider;
 

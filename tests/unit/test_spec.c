@@ -311,6 +311,11 @@ static void test_spec_unknown_key(void **state)
 static void test_spec_paths(void **state)
 {
     spec_fails("{\"workdir\": \"tmp/x\"}", "workdir 'tmp/x' must be an absolute path");
+    spec_fails("{\"workdir\": \"/tmp/../etc\"}",
+               "workdir '/tmp/../etc' must not contain '..' components (write the plain absolute "
+               "path)");
+    spec_fails("{\"workdir\": \"/a/./b\"}",
+               "workdir '/a/./b' must not contain '.' components (write the plain absolute path)");
     spec_fails("{\"files\": {\"/ok.txt\": \"a\", \"rel.txt\": \"b\"}}",
                "files: path 'rel.txt' must be absolute");
     sm_spec s;

@@ -1,9 +1,12 @@
 /* The sandbox init's setup (runs as PID 1 of the new PID namespace, in new mount, UTS, IPC,
  * cgroup and usually network and user namespaces): builds the root filesystem, mounts /proc,
- * /dev and /sys, brings up loopback, sets the hostname, drops capabilities from the bounding
- * set, then serves the clients the supervisor's gate hands over. The root is either the host root
- * bound read-only with a private writable /tmp and workdir ("host"), or a rootfs directory under a
- * copy-on-write overlay ("dir"), so the image is never modified. */
+ * /dev and /sys with the host-global parts masked (mask.c), brings up loopback, sets the
+ * hostname, drops capabilities,
+ * then serves the clients the supervisor's gate hands over. The root is either
+ * the host root bound read-only (homes, credentials and state directories hidden) with a
+ * private writable /tmp and workdir ("host"), or a rootfs directory under a copy-on-write
+ * overlay ("dir"), so the image is never modified. Every writable mount is nosuid,nodev; with
+ * a disk limit the writable areas live on one tmpfs of that size. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "providers/local/supervisor/mask.h"
 #include "providers/local/supervisor/seccomp.h"
 #include "providers/local/supervisor/sup.h"
 
@@ -35,12 +39,50 @@ static int fail(char *msg, size_t len, const char *what, const char *path)
     return -1;
 }
 
-static int bind_mount(const char *src, const char *dst, unsigned long extra, char *msg, size_t len)
+/* attrs (MOUNT_ATTR_*) are added to what the source mount has, recursively: in a user
+ * namespace the source's own flags are locked, and adding never clears them. */
+static int bind_mount(const char *src, const char *dst, unsigned long long attrs, char *msg,
+                      size_t len)
 {
     if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
         return fail(msg, len, "bind mount of", src);
-    if (extra && mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | extra, NULL) < 0 && errno != EPERM)
-        return fail(msg, len, "remount of", dst);
+    struct mount_attr attr = {.attr_set = attrs};
+    if (attrs && mount_setattr(AT_FDCWD, dst, AT_RECURSIVE, &attr, sizeof attr) < 0)
+        return fail(msg, len, "setting the mount flags of", dst);
+    return 0;
+}
+
+#define WRITABLE (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+
+/* A workdir is an absolute path of plain names; "." and ".." could lead out of the root
+ * while it is built (spec validation refuses them first; this is the last line). */
+static int clean_path(const char *p)
+{
+    if (p[0] != '/')
+        return 0;
+    for (const char *c = p; *c; c++)
+        if (c[0] == '/' && c[1] == '.' &&
+            (c[2] == '/' || !c[2] || (c[2] == '.' && (c[3] == '/' || !c[3]))))
+            return 0;
+    return 1;
+}
+
+/* With a disk limit, one tmpfs of that size (in this mount namespace only, at <dir>/disk)
+ * holds every writable area; returns the directory the areas live in: <dir>/disk or <dir>. */
+static int writable_base(const struct launch *l, char *out, size_t outlen, char *msg, size_t len)
+{
+    const char *dir = launch_get(l, "dir", "");
+    long long bytes = launch_get_ll(l, "disk_bytes", 0);
+    if (bytes <= 0) {
+        snprintf(out, outlen, "%s", dir);
+        return 0;
+    }
+    char opts[64];
+    snprintf(out, outlen, "%s/disk", dir);
+    snprintf(opts, sizeof opts, "size=%lld,mode=755", bytes);
+    if ((mkdir(out, 0700) < 0 && errno != EEXIST) ||
+        mount("sandman-disk", out, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+        return fail(msg, len, "mounting the disk-limited tmpfs on", out);
     return 0;
 }
 
@@ -118,6 +160,10 @@ static int build_host_root(const struct launch *l, const char *root, char *msg, 
     }
 
     const char *wd = launch_get(l, "workdir", "");
+    if (*wd && !clean_path(wd)) {
+        sup_fmt(msg, len, "workdir %s must be an absolute path without . or .. components", wd);
+        return -1;
+    }
     int wd_bind = *wd && !is_under(wd, "/tmp") && strcmp(wd, "/");
     if (wd_bind) {
         snprintf(dst, sizeof dst, "%s%s", root, wd);
@@ -143,28 +189,32 @@ static int build_host_root(const struct launch *l, const char *root, char *msg, 
                 return fail(msg, len, "creating workdir", dst);
         }
     }
-    const char *state = launch_get(l, "state_dir", "");
-    if (*state && !is_under(state, "/tmp")) {
-        snprintf(dst, sizeof dst, "%s%s", root, state);
-        if (mount("sandman-hidden", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
-                  "size=4k,mode=700") < 0 &&
-            errno != ENOENT)
-            return fail(msg, len, "hiding the state directory at", dst);
-    }
-    struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
+    if (mask_host_paths(l, root, msg, len) < 0)
+        return -1;
+    /* nosuid: a setuid binary of the host gives no one more than they have */
+    struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY | WRITABLE};
     if (mount_setattr(AT_FDCWD, root, AT_RECURSIVE, &attr, sizeof attr) < 0)
         return fail(msg, len, "making the root read-only:", root);
 
-    const char *dir = launch_get(l, "dir", "");
-    snprintf(src, sizeof src, "%s/tmp", dir);
+    char base[4096];
+    if (writable_base(l, base, sizeof base, msg, len) < 0)
+        return -1;
+    snprintf(src, sizeof src, "%s/tmp", base);
+    if (mkdir(src, 01777) == 0)
+        chmod(src, 01777);
     snprintf(dst, sizeof dst, "%s/tmp", root);
-    if (bind_mount(src, dst, 0, msg, len) < 0)
+    if (bind_mount(src, dst, WRITABLE, msg, len) < 0)
         return -1;
     if (wd_bind) {
-        snprintf(src, sizeof src, "%s/work", dir);
+        snprintf(src, sizeof src, "%s/work", base);
+        mkdir(src, 0755);
         snprintf(dst, sizeof dst, "%s%s", root, wd);
-        if (bind_mount(src, dst, 0, msg, len) < 0)
+        if (bind_mount(src, dst, WRITABLE, msg, len) < 0)
             return -1;
+    } else if (*wd && is_under(wd, "/tmp")) {
+        snprintf(dst, sizeof dst, "%s%s", root, wd);
+        if (mkdir_p(dst, 0755) < 0)
+            return fail(msg, len, "creating workdir", dst);
     }
     snprintf(dst, sizeof dst, "%s/run", root);
     if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m") < 0)
@@ -175,14 +225,19 @@ static int build_host_root(const struct launch *l, const char *root, char *msg, 
 /* Rootfs directory under a copy-on-write overlay: the directory itself is never written. */
 static int build_dir_root(const struct launch *l, const char *root, char *msg, size_t len)
 {
-    const char *dir = launch_get(l, "dir", "");
     const char *rootfs = launch_get(l, "rootfs", "");
-    char opts[8192], path[4096];
-    snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s/upper,workdir=%s/ovl", rootfs, dir, dir);
-    if (mount("overlay", root, "overlay", 0, opts) < 0) {
+    char opts[8192], path[4096], base[4096];
+    if (writable_base(l, base, sizeof base, msg, len) < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/upper", base);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/ovl", base);
+    mkdir(path, 0755);
+    snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s/upper,workdir=%s/ovl", rootfs, base, base);
+    if (mount("overlay", root, "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
         size_t n = strlen(opts);
         snprintf(opts + n, sizeof opts - n, ",userxattr");
-        if (mount("overlay", root, "overlay", 0, opts) < 0)
+        if (mount("overlay", root, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
             return fail(msg, len, "mounting the overlay of", rootfs);
     }
     static const char *points[] = {"proc", "sys", "dev", "tmp", "run", NULL};
@@ -194,6 +249,10 @@ static int build_dir_root(const struct launch *l, const char *root, char *msg, s
     snprintf(path, sizeof path, "%s/tmp", root);
     chmod(path, 01777);
     const char *wd = launch_get(l, "workdir", "");
+    if (*wd && !clean_path(wd)) {
+        sup_fmt(msg, len, "workdir %s must be an absolute path without . or .. components", wd);
+        return -1;
+    }
     if (*wd) {
         snprintf(path, sizeof path, "%s%s", root, wd);
         if (mkdir_p(path, 0755) < 0)
@@ -206,14 +265,19 @@ static int build_dev(const char *root, char *msg, size_t len)
 {
     char dev[4096], path[4096];
     snprintf(dev, sizeof dev, "%s/dev", root);
-    if (mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k") < 0)
+    /* nodev: the nodes below are read-only binds of the host's, each its own mount; a node
+     * made here (if anything could) would not open */
+    if (mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC | MS_NODEV, "mode=755,size=64k") < 0)
         return fail(msg, len, "mounting", dev);
     static const char *nodes[] = {"null", "zero", "full", "random", "urandom", "tty", NULL};
     for (int i = 0; nodes[i]; i++) {
         char src[64];
         snprintf(src, sizeof src, "/dev/%s", nodes[i]);
         snprintf(path, sizeof path, "%s/%s", dev, nodes[i]);
-        if (touch(path) < 0 || mount(src, path, NULL, MS_BIND, NULL) < 0)
+        /* read-only: chmod or chown through the bind would change the host's inode */
+        struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+        if (touch(path) < 0 || mount(src, path, NULL, MS_BIND, NULL) < 0 ||
+            mount_setattr(AT_FDCWD, path, 0, &ro, sizeof ro) < 0)
             return fail(msg, len, "binding", src);
     }
     snprintf(path, sizeof path, "%s/pts", dev);
@@ -223,7 +287,8 @@ static int build_dev(const char *root, char *msg, size_t len)
         return fail(msg, len, "mounting devpts on", path);
     snprintf(path, sizeof path, "%s/shm", dev);
     mkdir(path, 01777);
-    mount("shm", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m");
+    if (mount("shm", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=64m") < 0)
+        return fail(msg, len, "mounting", path);
     static const char *links[][2] = {{"pts/ptmx", "ptmx"},
                                      {"/proc/self/fd", "fd"},
                                      {"/proc/self/fd/0", "stdin"},
@@ -251,21 +316,40 @@ static void loopback_up(void)
     close(s);
 }
 
-/* Docker's default capability set; everything else leaves the bounding set, so even root in
- * the sandbox cannot remount the read-only root, load modules or reach raw devices. */
-static void drop_capabilities(void)
+/* Docker's default capability set without CAP_MKNOD; everything else leaves the bounding
+ * set, so even root in the sandbox cannot remount the read-only root, load modules, make
+ * device nodes or reach raw devices. The init's own sets shrink to the same (it keeps what it
+ * needs to start commands as other users), so nothing it starts can inherit more; only its
+ * permitted set keeps CAP_WAKE_ALARM, never raised, which no command can have: so root inside
+ * cannot ptrace the init (its control socket, its pipe to the supervisor). */
+static int drop_capabilities(char *msg, size_t len)
 {
     static const int keep[] = {
-        CAP_CHOWN,      CAP_DAC_OVERRIDE, CAP_FOWNER,      CAP_FSETID,           CAP_KILL,
-        CAP_SETGID,     CAP_SETUID,       CAP_SETPCAP,     CAP_NET_BIND_SERVICE, CAP_NET_RAW,
-        CAP_SYS_CHROOT, CAP_MKNOD,        CAP_AUDIT_WRITE, CAP_SETFCAP};
+        CAP_CHOWN,      CAP_DAC_OVERRIDE, CAP_FOWNER,  CAP_FSETID,           CAP_KILL,
+        CAP_SETGID,     CAP_SETUID,       CAP_SETPCAP, CAP_NET_BIND_SERVICE, CAP_NET_RAW,
+        CAP_SYS_CHROOT, CAP_AUDIT_WRITE,  CAP_SETFCAP};
+    unsigned long long mask = 0;
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        mask |= 1ULL << keep[i];
     for (int cap = 0; cap <= 63; cap++) {
-        int kept = 0;
-        for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
-            kept |= keep[i] == cap;
-        if (!kept && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL)
+        if (!(mask & (1ULL << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL)
             break;
     }
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &hdr, data) < 0)
+        return fail(msg, len, "reading capabilities", "");
+    for (int i = 0; i < 2; i++) {
+        unsigned int m = (unsigned int)(mask >> (32 * i));
+        unsigned int p = (unsigned int)((mask | 1ULL << CAP_WAKE_ALARM) >> (32 * i));
+        data[i].permitted &= p;
+        data[i].effective &= m;
+        data[i].inheritable = 0;
+    }
+    if (syscall(SYS_capset, &hdr, data) < 0)
+        return fail(msg, len, "dropping capabilities", "");
+    return 0;
 }
 
 int setup_sandbox(const struct launch *l, char *msg, size_t len)
@@ -284,7 +368,9 @@ int setup_sandbox(const struct launch *l, char *msg, size_t len)
         return fail(msg, len, "mounting /proc on", path);
     snprintf(path, sizeof path, "%s/sys", root);
     if (mount("sysfs", path, "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 &&
-        bind_mount("/sys", path, MS_RDONLY, msg, len) < 0)
+        bind_mount("/sys", path, MOUNT_ATTR_RDONLY | WRITABLE | MOUNT_ATTR_NOEXEC, msg, len) < 0)
+        return -1;
+    if (mask_proc_sys(root, msg, len) < 0)
         return -1;
     if (build_dev(root, msg, len) < 0)
         return -1;
@@ -297,8 +383,26 @@ int setup_sandbox(const struct launch *l, char *msg, size_t len)
     sethostname(host, strlen(host));
     if (strcmp(launch_get(l, "network", "none"), "host") != 0)
         loopback_up();
-    drop_capabilities();
-    return sup_seccomp_harden(l, msg, len); /* last: the setup above needs mount & co. */
+    /* The filter after the setup above (it needs mount & co.), before the capabilities go
+     * (without no_new_privs, installing a filter takes CAP_SYS_ADMIN). */
+    if (sup_seccomp_harden(l, msg, len) < 0)
+        return -1;
+    return drop_capabilities(msg, len);
+}
+
+/* Everything but stdio (the supervisor's /dev/null) and the descriptors in keep (ascending)
+ * goes: a descriptor the supervisor inherited by mistake must not cross into the sandbox. */
+static void close_all_but(const int *keep, int n)
+{
+    unsigned int from = 3;
+    for (int i = 0; i < n; i++) {
+        if (keep[i] < 3 || (unsigned int)keep[i] < from)
+            continue;
+        if ((unsigned int)keep[i] > from)
+            syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
+        from = (unsigned int)keep[i] + 1;
+    }
+    syscall(SYS_close_range, from, ~0U, 0);
 }
 
 int init_main(void *arg)
@@ -307,6 +411,15 @@ int init_main(void *arg)
     char msg[512] = "", go[8] = "";
     for (int i = 0; i < ia->nclose; i++)
         close(ia->close_fds[i]);
+    int keep[3] = {ia->go_fd, ia->status_fd, ia->handoff_fd};
+    for (int i = 0; i < 3; i++) /* ascending, as close_all_but wants */
+        for (int j = i + 1; j < 3; j++)
+            if (keep[j] < keep[i]) {
+                int t = keep[i];
+                keep[i] = keep[j];
+                keep[j] = t;
+            }
+    close_all_but(keep, 3);
     ssize_t r;
     do {
         r = read(ia->go_fd, go, sizeof go - 1);

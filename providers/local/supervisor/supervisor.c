@@ -3,7 +3,9 @@
  * namespace id maps), reports readiness, gates the control socket (gate.c), enforces the TTL, and
  * when the init ends records why (TTL expired, OOM kill, killed by user, exited), removes the
  * cgroups and exits. Usage: sandman-supervisor <sandbox-dir> <status-fd>. It holds an exclusive
- * flock on <dir>/lock for its whole life, so anyone can tell whether it is alive. */
+ * flock on <dir>/lock for its whole life, so anyone can tell whether it is alive. The end record
+ * and the journal's end event survive a full disk: their space is reserved at start (end.reserve,
+ * overwritten in place and renamed; journal.reserve, freed to make room for the event). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "providers/local/cgfs.h"
+#include "providers/local/supervisor/mask.h"
 #include "providers/local/supervisor/sup.h"
 
 #define MAX_CG 64
@@ -49,7 +52,7 @@ static double now_mono(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void write_str(int fd, const char *s)
+static int write_str(int fd, const char *s)
 {
     size_t n = strlen(s);
     while (n > 0) {
@@ -57,10 +60,27 @@ static void write_str(int fd, const char *s)
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return;
+            return -1;
         s += w;
         n -= (size_t)w;
     }
+    return 0;
+}
+
+#define RESERVE_BYTES 8192
+
+/* A file of RESERVE_BYTES real blocks (written, not sparse). */
+static void reserve(const char *name)
+{
+    char block[RESERVE_BYTES];
+    memset(block, ' ', sizeof block);
+    block[sizeof block - 1] = '\n';
+    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    if (write(fd, block, sizeof block) != (ssize_t)sizeof block)
+        unlink(name);
+    close(fd);
 }
 
 static int write_file(const char *path, const char *s)
@@ -75,17 +95,36 @@ static int write_file(const char *path, const char *s)
     return w == (ssize_t)strlen(s) ? 0 : -1;
 }
 
-/* Replaces the file atomically so readers never see half a record. */
-static void put_record(const char *name, const char *text)
+/* Replaces the file atomically so readers never see half a record; a record that could not
+ * be written whole is not put in place. */
+static int put_record(const char *name, const char *text)
 {
     char tmp[256];
     snprintf(tmp, sizeof tmp, "%s.tmp", name);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
+        return -1;
+    int rc = write_str(fd, text);
+    if (close(fd) < 0)
+        rc = -1;
+    if (rc == 0 && rename(tmp, name) == 0)
+        return 0;
+    unlink(tmp);
+    return -1;
+}
+
+/* The end record into its reserved blocks (no allocation needed on a full disk), then under
+ * its name; without a reserve, the ordinary way. */
+static void put_end_record(const char *text)
+{
+    size_t n = strlen(text);
+    int fd = open("end.reserve", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && n <= RESERVE_BYTES && pwrite(fd, text, n, 0) == (ssize_t)n &&
+        ftruncate(fd, (off_t)n) == 0 && close(fd) == 0 && rename("end.reserve", "end") == 0)
         return;
-    write_str(fd, text);
-    close(fd);
-    rename(tmp, name);
+    if (fd >= 0)
+        close(fd);
+    put_record("end", text);
 }
 
 static unsigned long long proc_starttime(pid_t pid)
@@ -177,12 +216,23 @@ static void journal_end(const struct launch *l, const struct ending *e, double e
                      "\"operation\":\"lifecycle\",\"sandbox_id\":\"%s\",\"provider\":\"local\","
                      "\"reason\":\"%s\"%s}}\n",
                      ts, id, e->kind, e->label, id, reason, extra);
+    if (n <= 0 || (size_t)n >= sizeof line)
+        return;
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-        if (n > 0 && (size_t)n < sizeof line)
-            write_str(fd, line);
-        close(fd);
+    if (fd < 0)
+        return;
+    /* A full disk: cut any half line off, give back the reserved space, try once more. */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        struct stat st;
+        off_t size = fstat(fd, &st) == 0 ? st.st_size : -1;
+        if (write_str(fd, line) == 0)
+            break;
+        if (size >= 0)
+            ftruncate(fd, size);
+        unlink("journal.reserve");
     }
+    close(fd);
+    unlink("journal.reserve");
 }
 
 /* How the entrypoint ended, as the init reported it ("entry exit N" / "entry signal N"). */
@@ -325,7 +375,7 @@ static void write_end(const struct ending *e, double ended)
              "memory_limit=%lld\npids_events=%lld\nreason=%s\n",
              e->kind, ended, e->exit_code, e->signal, e->oom_kills, e->mem_limit, e->pids_events,
              e->reason);
-    put_record("end", buf);
+    put_end_record(buf);
 }
 
 static void remove_cgroups(const struct launch *l)
@@ -435,6 +485,15 @@ int main(int argc, char **argv)
         dup2(devnull, 2);
     }
 
+    /* Space for the records of the end, and this state directory in the registry every
+     * sandbox's init hides. */
+    reserve("end.reserve");
+    reserve("journal.reserve");
+    registry_add(launch_get(&l, "state_dir", NULL));
+    int host_image = strcmp(launch_get(&l, "root", "host"), "dir") != 0;
+    if (host_image)
+        registry_snapshot();
+
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);
@@ -503,6 +562,8 @@ int main(int argc, char **argv)
     dprintf(report, "ok %d\n", (int)init);
     close(report);
 
+    /* State directories first used from now on are hidden in this sandbox as they appear. */
+    int watch = host_image ? registry_watch() : -1;
     long long ttl_ms = launch_get_ll(&l, "ttl_ms", 0);
     double deadline = ttl_ms > 0 ? now_mono() + (double)ttl_ms / 1000.0 : 0;
     int why = 0, status = 0;
@@ -513,10 +574,14 @@ int main(int argc, char **argv)
             /* at most an hour per wait: a TTL of years in ms does not fit an int */
             ms = left <= 0 ? 0 : left > 3600 ? 3600 * 1000 : (int)(left * 1000) + 1;
         }
-        struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = listen_fd, .events = POLLIN}};
-        int r = poll(p, 2, ms);
+        struct pollfd p[3] = {{.fd = sfd, .events = POLLIN},
+                              {.fd = listen_fd, .events = POLLIN},
+                              {.fd = watch, .events = POLLIN}};
+        int r = poll(p, 3, ms);
         if (r > 0 && p[1].revents)
             gate_accept(listen_fd, gate[0]);
+        if (r > 0 && watch >= 0 && (p[2].revents & POLLIN))
+            registry_follow(watch, init);
         if (r == 0 && deadline > 0 && now_mono() >= deadline && !why) {
             why = 'T';
             kill(init, SIGKILL);
@@ -532,6 +597,8 @@ int main(int argc, char **argv)
         if (w == init)
             break;
     }
+    if (watch >= 0)
+        close(watch);
     double ended = now_wall();
     struct entry_end ee;
     read_entry_end(verdict[0], &ee);
