@@ -505,6 +505,7 @@ static void test_status_and_close(void **state)
     assert_int_equal(p->ops->close(p, h, &e), SM_OK); /* twice: already gone = success */
     assert_int_equal(p->ops->status(p, h, &info, &e), SM_OK);
     assert_int_equal(info.status, SM_STATUS_STOPPED);
+    assert_int_equal(info.failure.kind, SM_FAIL_NOT_FOUND); /* it is gone, and says so */
     sm_sandbox_info_free(&info);
     sm_handle_free(p, h);
     sm_spec_free(&spec);
