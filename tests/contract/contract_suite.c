@@ -120,6 +120,20 @@ static void stop(sm_sandbox *s)
     sm_sandbox_free(s);
 }
 
+/* A sandbox made through the provider itself, without the facade (default spec). */
+static sm_handle *raw_create(sm_provider *p)
+{
+    sm_spec spec;
+    spec_init(&spec);
+    sm_handle *h = NULL;
+    sm_error e;
+    sm_error_clear(&e);
+    if (p->ops->create(p, &spec, &h, &e) != SM_OK)
+        fail_msg("create: %s", e.msg);
+    sm_spec_free(&spec);
+    return h;
+}
+
 /* A second facade on the same sandbox, rebuilt from its descriptor on a provider of its own. */
 static sm_sandbox *connect_to(sm_sandbox *s)
 {
@@ -185,17 +199,10 @@ static int count_labelled(const char *k, const char *v)
     sm_map labels = {0};
     sm_map_set(&labels, k, v);
     sm_map_set(&labels, RUN_LABEL, g_run);
-    sm_list_filter f = {.labels = &labels, .all = true};
-    sm_sandbox_info *list = NULL;
-    size_t n = 0;
-    sm_error e;
-    sm_error_clear(&e);
-    if (p->ops->list(p, &f, &list, &n, &e) != SM_OK)
-        fail_msg("list: %s", e.msg);
-    sm_sandbox_info_list_free(list, n);
+    int n = sm_test_count_labelled(p, &labels);
     sm_map_free(&labels);
     sm_provider_free(p);
-    return (int)n;
+    return n;
 }
 
 /* ---------------------------------------------------------------- exec */
@@ -354,13 +361,9 @@ static void test_exec_on_gone_sandbox(void **state)
 
     /* the same through the provider itself, on a handle whose sandbox was removed */
     sm_provider *p = provider();
-    sm_spec spec;
-    spec_init(&spec);
-    sm_handle *h = NULL;
+    sm_handle *h = raw_create(p);
     sm_error e;
     sm_error_clear(&e);
-    if (p->ops->create(p, &spec, &h, &e) != SM_OK)
-        fail_msg("create: %s", e.msg);
     assert_int_equal(p->ops->close(p, h, &e), SM_OK);
     sm_exec_request rq;
     sm_exec_request_init(&rq);
@@ -372,7 +375,6 @@ static void test_exec_on_gone_sandbox(void **state)
     assert_true(e.msg[0] != '\0'); /* it says why */
     sm_exec_result_free(&r);
     sm_handle_free(p, h);
-    sm_spec_free(&spec);
     sm_provider_free(p);
 }
 
@@ -485,13 +487,9 @@ static void test_upload_download(void **state)
 static void test_status_and_close(void **state)
 {
     sm_provider *p = provider();
-    sm_spec spec;
-    spec_init(&spec);
-    sm_handle *h = NULL;
+    sm_handle *h = raw_create(p);
     sm_error e;
     sm_error_clear(&e);
-    if (p->ops->create(p, &spec, &h, &e) != SM_OK)
-        fail_msg("create: %s", e.msg);
     sm_sandbox_info info;
     assert_int_equal(p->ops->status(p, h, &info, &e), SM_OK);
     assert_int_equal(info.status, SM_STATUS_RUNNING);
@@ -508,7 +506,6 @@ static void test_status_and_close(void **state)
     assert_int_equal(info.failure.kind, SM_FAIL_NOT_FOUND); /* it is gone, and says so */
     sm_sandbox_info_free(&info);
     sm_handle_free(p, h);
-    sm_spec_free(&spec);
     sm_provider_free(p);
 
     /* through the facade: stop twice, status stopped */
@@ -680,6 +677,18 @@ static void read_until(sm_pty *t, const char *want)
     }
 }
 
+/* Waits for the session's process to end with want, then closes the session. */
+static void expect_exit(sm_pty *t, int want)
+{
+    int code = -1;
+    sm_error e;
+    sm_error_clear(&e);
+    if (sm_pty_wait_exit(t, 20, &code, &e) != SM_OK)
+        fail_msg("wait_exit: %s", e.msg);
+    assert_int_equal(code, want);
+    sm_pty_close(t);
+}
+
 static void type(sm_pty *t, const char *text)
 {
     sm_error e;
@@ -688,14 +697,20 @@ static void type(sm_pty *t, const char *text)
         fail_msg("write: %s", e.msg);
 }
 
+/* A sandbox for a PTY test that needs cap, and a default session spec. */
+static sm_sandbox *pty_start(unsigned cap, sm_pty_spec *ps)
+{
+    need(cap);
+    sm_pty_spec_init(ps);
+    return start(NULL);
+}
+
 /* The wanted text is computed by the shell ($((...))), so the terminal's echo of the typed
  * line never matches it. */
 static void test_pty_session(void **state)
 {
-    need(SM_CAP_PTY);
-    sm_sandbox *s = start(NULL);
     sm_pty_spec ps;
-    sm_pty_spec_init(&ps);
+    sm_sandbox *s = pty_start(SM_CAP_PTY, &ps);
     ps.rows = 20;
     ps.cols = 70;
     sm_pty *t = NULL;
@@ -773,9 +788,7 @@ static void test_pty_session(void **state)
     assert_int_equal(sm_sandbox_pty_open(s, &ps, &t, &e), SM_OK);
     reader_reset();
     read_until(t, "done");
-    assert_int_equal(sm_pty_wait_exit(t, 20, &code, &e), SM_OK);
-    assert_int_equal(code, 9);
-    sm_pty_close(t);
+    expect_exit(t, 9);
 
     /* SIGTERM to the session's processes */
     ps.command = "echo $((3+4))go; exec sleep 60";
@@ -783,19 +796,15 @@ static void test_pty_session(void **state)
     reader_reset();
     read_until(t, "7go");
     assert_int_equal(sm_pty_signal(t, "SIGTERM", &e), SM_OK);
-    assert_int_equal(sm_pty_wait_exit(t, 20, &code, &e), SM_OK);
-    assert_int_equal(code, 128 + 15);
-    sm_pty_close(t);
+    expect_exit(t, 128 + 15);
     stop(s);
 }
 
 /* Pipe mode is not a capability bit: a provider without it says so (unsupported). */
 static void test_pty_pipe_mode(void **state)
 {
-    need(SM_CAP_PTY);
-    sm_sandbox *s = start(NULL);
     sm_pty_spec ps;
-    sm_pty_spec_init(&ps);
+    sm_sandbox *s = pty_start(SM_CAP_PTY, &ps);
     ps.command = "echo to-out; echo to-err >&2; exit 4";
     ps.pty = false;
     sm_pty *t = NULL;
@@ -824,20 +833,15 @@ static void test_pty_pipe_mode(void **state)
             eb[elen += got] = '\0';
     }
     assert_non_null(strstr(eb, "to-err"));
-    int code = -1;
-    assert_int_equal(sm_pty_wait_exit(t, 20, &code, &e), SM_OK);
-    assert_int_equal(code, 4);
-    sm_pty_close(t);
+    expect_exit(t, 4);
     stop(s);
 }
 
 /* A kept session outlives its client: listed, re-attached with its output replayed. */
 static void test_pty_attach(void **state)
 {
-    need(SM_CAP_PTY_ATTACH);
-    sm_sandbox *s = start(NULL);
     sm_pty_spec ps;
-    sm_pty_spec_init(&ps);
+    sm_sandbox *s = pty_start(SM_CAP_PTY_ATTACH, &ps);
     ps.keep = true;
     sm_pty *t = NULL;
     sm_error e;
@@ -866,10 +870,7 @@ static void test_pty_attach(void **state)
     reader_reset();
     read_until(t, "kept-21"); /* replayed from offset 0 */
     type(t, "exit 3\n");
-    int code = -1;
-    assert_int_equal(sm_pty_wait_exit(t, 20, &code, &e), SM_OK);
-    assert_int_equal(code, 3);
-    sm_pty_close(t);
+    expect_exit(t, 3);
     stop(s);
 }
 
@@ -1018,37 +1019,18 @@ static void test_pause_resume(void **state)
 
 /* ---------------------------------------------------------------- the run */
 
-static int setup(void **state)
-{
-    sm_test_setup_state();
-    return 0;
-}
-
 /* Removes whatever a failed test left (by this run's label). */
 static int teardown(void **state)
 {
-    if (g_caps & SM_CAP_LIST) {
-        sm_provider *p = NULL;
-        if (sm_provider_new(g_name, g_cfg, &p, NULL) == SM_OK) {
-            sm_map labels = {0};
-            sm_map_set(&labels, RUN_LABEL, g_run);
-            sm_list_filter f = {.labels = &labels, .all = true};
-            sm_sandbox_info *list = NULL;
-            size_t n = 0;
-            if (p->ops->list(p, &f, &list, &n, NULL) == SM_OK) {
-                for (size_t i = 0; i < n; i++) {
-                    sm_handle *h = sm_handle_new(list[i].id, g_name);
-                    p->ops->close(p, h, NULL);
-                    sm_handle_free(p, h);
-                }
-                sm_sandbox_info_list_free(list, n);
-            }
-            sm_map_free(&labels);
-            sm_provider_free(p);
-        }
+    sm_provider *p = NULL;
+    if ((g_caps & SM_CAP_LIST) && sm_provider_new(g_name, g_cfg, &p, NULL) == SM_OK) {
+        sm_map labels = {0};
+        sm_map_set(&labels, RUN_LABEL, g_run);
+        sm_test_close_labelled(p, &labels);
+        sm_map_free(&labels);
+        sm_provider_free(p);
     }
-    sm_test_teardown_state();
-    return 0;
+    return sm_test_group_teardown(state);
 }
 
 int main(int argc, char **argv)
@@ -1099,7 +1081,7 @@ int main(int argc, char **argv)
     };
     if (getenv("SANDMAN_CONTRACT_FILTER"))
         cmocka_set_test_filter(getenv("SANDMAN_CONTRACT_FILTER"));
-    int rc = cmocka_run_group_tests_name(g_name, tests, setup, teardown);
+    int rc = cmocka_run_group_tests_name(g_name, tests, sm_test_group_setup, teardown);
     cJSON_Delete(g_cfg);
     cJSON_Delete(g_netcfg);
     return rc;

@@ -145,17 +145,10 @@ static int count_labelled(const char *k, const char *v)
     sm_provider *p = provider(NULL, false);
     sm_map labels = {0};
     sm_map_set(&labels, k, v);
-    sm_list_filter f = {.labels = &labels, .all = true};
-    sm_sandbox_info *list = NULL;
-    size_t n = 0;
-    sm_error e;
-    sm_error_clear(&e);
-    if (p->ops->list(p, &f, &list, &n, &e) != SM_OK)
-        fail_msg("list: %s", e.msg);
-    sm_sandbox_info_list_free(list, n);
+    int n = sm_test_count_labelled(p, &labels);
     sm_map_free(&labels);
     sm_provider_free(p);
-    return (int)n;
+    return n;
 }
 
 /* ---------------------------------------------------------------- PTY */
@@ -727,18 +720,6 @@ static void test_ready_without_exec(void **state)
     sm_provider_free(p);
 }
 
-static int setup(void **state)
-{
-    sm_test_setup_state();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    sm_test_teardown_state();
-    return 0;
-}
-
 int main(void)
 {
     engine_start();
@@ -750,7 +731,7 @@ int main(void)
     /* DOCKER_TEST_FILTER=test_exec_helper*: run only matching tests (while working on one) */
     if (getenv("DOCKER_TEST_FILTER"))
         cmocka_set_test_filter(getenv("DOCKER_TEST_FILTER"));
-    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    int rc = cmocka_run_group_tests(tests, sm_test_group_setup, sm_test_group_teardown);
     engine_stop();
     return rc;
 }

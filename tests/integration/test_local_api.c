@@ -102,22 +102,10 @@ static void test_endpoints(void **state)
     sm_spec_free(&spec);
 }
 
-static int setup(void **state)
-{
-    sm_test_setup_state();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    sm_test_teardown_state();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_endpoints),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, sm_test_group_setup, sm_test_group_teardown);
 }
