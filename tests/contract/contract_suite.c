@@ -20,12 +20,15 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -876,10 +879,24 @@ static void test_pty_attach(void **state)
 
 /* ---------------------------------------------------------------- endpoint */
 
+/* A TCP port nothing on this host listens on now: a sandbox that shares the host's network
+ * must not find its port taken. */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+        fail_msg("no free port for the endpoint test");
+    close(fd);
+    return ntohs(sa.sin_port);
+}
+
 static void test_endpoint(void **state)
 {
     need(SM_CAP_ENDPOINT);
-    int port = 20000 + (int)(getpid() % 20000);
+    int port = free_port();
     sm_spec spec;
     spec_init(&spec);
     char ports[16];

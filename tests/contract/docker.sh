@@ -9,13 +9,9 @@ set -u
 suite=$1
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d /tmp/sandman-contract-dk-XXXXXX)
-bash "$here/../integration/docker_engine.bash" start "$dir" $$ >/dev/null
-rc=$?
-if [ $rc -ne 0 ]; then
-    rm -rf "$dir"
-    exit $rc
-fi
+# stopping undoes whatever a start got to, a failed one too
 trap 'bash "$here/../integration/docker_engine.bash" stop "$dir" >/dev/null 2>&1' EXIT
+bash "$here/../integration/docker_engine.bash" start "$dir" $$ >/dev/null || exit
 # shellcheck disable=SC1091 # written by docker_engine.bash start
 . "$dir/engine.env"
 export SANDMAN_CONTRACT_CONFIG="{\"host\": \"$DOCKER_TEST_HOST\", \"create\": {\"network\": \"none\"}}"
