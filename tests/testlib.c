@@ -1,4 +1,4 @@
-/* Shared test helpers. */
+/* Shared test helpers (testlib.h). */
 #include "tests/testlib.h"
 
 #include <stdio.h>
@@ -24,28 +24,58 @@ const char *sm_test_setup_state(void)
     return state_dir;
 }
 
+void sm_test_close_labelled(sm_provider *p, const sm_map *labels)
+{
+    sm_list_filter f = {.labels = labels, .all = true};
+    sm_sandbox_info *list = NULL;
+    size_t n = 0;
+    if (p->ops->list(p, &f, &list, &n, NULL) != SM_OK)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        sm_handle *h = sm_handle_new(list[i].id, p->ops->name);
+        p->ops->close(p, h, NULL);
+        sm_handle_free(p, h);
+    }
+    sm_sandbox_info_list_free(list, n);
+}
+
+int sm_test_count_labelled(sm_provider *p, const sm_map *labels)
+{
+    sm_list_filter f = {.labels = labels, .all = true};
+    sm_sandbox_info *list = NULL;
+    size_t n = 0;
+    sm_error e;
+    sm_error_clear(&e);
+    if (p->ops->list(p, &f, &list, &n, &e) != SM_OK)
+        fail_msg("list: %s", e.msg);
+    sm_sandbox_info_list_free(list, n);
+    return (int)n;
+}
+
 void sm_test_teardown_state(void)
 {
     if (!state_dir[0])
         return;
     sm_provider *p = NULL;
     if (sm_provider_new("local", NULL, &p, NULL) == SM_OK) {
-        sm_list_filter f = {.all = true};
-        sm_sandbox_info *list = NULL;
-        size_t n = 0;
-        if (p->ops->list(p, &f, &list, &n, NULL) == SM_OK) {
-            for (size_t i = 0; i < n; i++) {
-                sm_handle *h = sm_handle_new(list[i].id, "local");
-                p->ops->close(p, h, NULL);
-                sm_handle_free(p, h);
-            }
-            sm_sandbox_info_list_free(list, n);
-        }
+        sm_test_close_labelled(p, NULL);
         sm_provider_free(p);
     }
     sm_rm_rf(state_dir);
     state_dir[0] = '\0';
     sm_state_dir_reset();
+}
+
+int sm_test_group_setup(void **state)
+{
+    sm_test_setup_state();
+    return 0;
+}
+
+int sm_test_group_teardown(void **state)
+{
+    sm_test_teardown_state();
+    return 0;
 }
 
 char *sm_test_write_temp(const char *text)

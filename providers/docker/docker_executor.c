@@ -33,6 +33,8 @@
  * two-step start (GOT, then G) means a frame that reaches a paused or stalled helper can be
  * withdrawn: sandman closes the session and the helper, when it runs again, finds EOF instead of
  * G. Closing the session at any point ends the helper (its stdin reaches EOF). */
+#include "providers/docker/docker_executor.h"
+
 #include <cjson/cJSON.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,7 +43,6 @@
 
 #include "core/json.h"
 #include "core/util.h"
-#include "providers/docker/docker.h"
 
 #define X_PFX          "SANDMAN-X"
 #define X_MAX_CMD      (64 * 1024) /* the helper reads its input a byte at a time */

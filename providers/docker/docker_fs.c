@@ -4,6 +4,8 @@
  * entry of the tar the engine sends and writes it beside the target, then renames it into
  * place. Single files only: directory transfer belongs to the transfer feature (not yet here).
  * The tar writer and reader are deliberately tiny (ustar + pax path/size records). */
+#include "providers/docker/docker_fs.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,7 @@
 
 #include "core/json.h"
 #include "core/util.h"
-#include "providers/docker/docker.h"
+#include "providers/docker/docker_cache.h"
 
 #define TAR_BLOCK    512
 #define XFER_TIMEOUT 3600.0

@@ -186,7 +186,7 @@ expect_match "ls --all shows every container of the engine" "${FOREIGN:0:12}" "$
 run S ls -o json -l team=evals
 expect_eq "ls by label finds it (full id)" "$ID" "$(echo "$OUT" | json '" ".join(x["id"] for x in d)')"
 run S ls -q -l team=nobody
-expect_eq "ls by another label finds nothing" "" "$OUT"
+expect_eq "ls by another label succeeds and finds nothing" "0:" "$RC:$OUT"
 run S exec "${ID:0:12}" -- echo short
 expect_eq "the 12-character short id works as a prefix" "short" "$OUT"
 
@@ -231,7 +231,8 @@ expect_eq "the ended container is stopped" "stopped" "$(echo "$OUT" | json 'd["s
 expect_eq "with its exit code as the reason" "exit_nonzero 3" \
     "$(echo "$OUT" | json 'd["failure"]["kind"] + " " + str(d["failure"]["exit_code"])')"
 run S ls -q
-expect_no_match "ls without --all hides ended sandboxes" "${EP:0:12}" "$OUT"
+expect_eq "ls without --all exits 0" 0 "$RC"
+expect_no_match "and hides ended sandboxes" "${EP:0:12}" "$OUT"
 run S ls -aq
 expect_match "ls --all shows them" "${EP:0:12}" "$OUT"
 
@@ -270,9 +271,11 @@ run S exec "$KN" -- 'tr "\0" " " </proc/1/cmdline'
 expect_eq "so the keep-alive is PID 1" "/bin/sh -c while :; do sleep 1000; done # knobs " "$OUT"
 expect_eq "read_only" "True" "$(echo "$INSPECT" | json 'd["HostConfig"]["ReadonlyRootfs"]')"
 run S exec "$KN" -- 'touch /x'
+expect_eq "writing the root fails" 1 "$RC"
 expect_match "the root is read-only in the container" "Read-only file system" "$ERR"
 expect_match "cap_drop" "CHOWN" "$(echo "$INSPECT" | json 'd["HostConfig"]["CapDrop"]')"
 run S exec "$KN" -- 'chown 65534 /dev/shm/probes'
+expect_eq "chown fails" 1 "$RC"
 expect_match "root in the container cannot chown" "Operation not permitted" "$ERR"
 expect_match "security_opt" "no-new-privileges" "$(echo "$INSPECT" | json 'd["HostConfig"]["SecurityOpt"]')"
 run S exec "$KN" -- 'grep NoNewPrivs /proc/self/status'
@@ -321,6 +324,7 @@ expect_eq "rm exits 0" 0 "$RC"
 check "rm removed the containers" gone "$ID"
 check "both of them" gone "$EP"
 run S ls -aq
+expect_eq "ls --all after rm exits 0" 0 "$RC"
 expect_no_match "rm'd sandboxes are gone from ls --all" "${ID:0:12}" "$OUT"
 api DELETE "/containers/$FOREIGN?force=1" >/dev/null
 

@@ -50,8 +50,23 @@ for link in abs-link rel-link proc-link; do
         ok "download through $link did not reach the host file"
     fi
 done
-run "$SANDMAN" cp "$SANDMAN_STATE_DIR/../$(basename "$SECRET")" "$ID:/tmp/rel-link"
-check "an upload through a planted symlink stays inside the sandbox" grep -qx "host secret" "$SECRET"
+# Uploads onto the planted symlinks carry other bytes than the host file's, so one that followed a
+# link out would change it (an upload of the host file onto a link to itself changes nothing,
+# escape or not).
+printf 'written by an upload\n' >"$SANDMAN_STATE_DIR/payload.txt"
+SECRET_INODE=$(stat -c %i "$SECRET")
+for link in abs-link rel-link proc-link; do
+    run "$SANDMAN" cp "$SANDMAN_STATE_DIR/payload.txt" "$ID:/tmp/$link"
+    UP_RC=$RC
+    expect_eq "an upload onto $link leaves the host file as it was" "host secret $SECRET_INODE" \
+        "$(cat "$SECRET") $(stat -c %i "$SECRET")"
+    if [ "$UP_RC" -eq 0 ]; then
+        run "$SANDMAN" exec "$ID" -- "cat /tmp/$link"
+        expect_eq "and its bytes land inside the sandbox" "written by an upload" "$OUT"
+    else
+        ok "the upload onto $link was refused"
+    fi
+done
 rm -f "$SECRET"
 
 # Round trip of a file, with parents created.
