@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "bench/bench_util.h"
-#include "core/provider.h"
+#include "core/provider_impl.h"
 #include "core/sandbox.h"
 #include "core/util.h"
 #include "providers/builtin.h"

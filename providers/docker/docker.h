@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "core/http.h"
-#include "core/provider.h"
+#include "core/provider_impl.h"
 #include "core/strbuf.h"
 
 /* Labels sandman puts on its containers (beside the spec's metadata). */

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "core/provider.h"
+#include "core/provider_impl.h"
 
 enum local_ctrl { CG_MEMORY, CG_CPU, CG_CPUACCT, CG_PIDS, CG_BLKIO, CG_UNIFIED, CG__COUNT };
 
