@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "bench/bench_util.h"
-#include "core/provider_impl.h"
+#include "core/provider.h"
 #include "core/sandbox.h"
 #include "core/util.h"
 #include "providers/builtin.h"
@@ -412,7 +412,7 @@ int main(int argc, char **argv)
         cJSON_Delete(json);
         return 2;
     }
-    char *desc = p->ops->describe ? p->ops->describe(p) : NULL;
+    char *desc = sm_provider_describe(p);
     printf("local provider: %s\n", desc ? desc : "-");
     cJSON_AddStringToObject(json, "provider", desc ? desc : "");
     free(desc);

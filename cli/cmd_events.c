@@ -9,7 +9,7 @@ static int cmd_events(sm_cli *cli, cli_call *c)
 {
     sm_sandbox *s = c->target;
     cJSON *events = NULL;
-    sm_journal_read(sm_provider_name(c->provider), sm_sandbox_id(s), &events);
+    sm_journal_read(sm_provider_name(sm_sandbox_provider(s)), sm_sandbox_id(s), &events);
     if (cli->json) {
         cli_print_json(cli, events);
     } else {

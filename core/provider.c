@@ -27,17 +27,6 @@ const char *sm_status_name(sm_status s)
     return status_names[s];
 }
 
-int sm_status_parse(const char *name, sm_status *out)
-{
-    for (int i = 0; i <= SM_STATUS_UNKNOWN; i++) {
-        if (name && !strcmp(name, status_names[i])) {
-            *out = (sm_status)i;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 void sm_caps_names(unsigned caps, char *buf, size_t len)
 {
     static const char *names[] = {"pty",   "pty_attach", "endpoint", "list",

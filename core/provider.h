@@ -27,7 +27,6 @@ typedef enum sm_status {
 } sm_status;
 
 const char *sm_status_name(sm_status s);
-int sm_status_parse(const char *name, sm_status *out);
 
 /* Capability bits for the optional operations. */
 enum {
