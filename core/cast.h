@@ -25,5 +25,4 @@ void sm_cast_resize(sm_cast *c, int cols, int rows);
 void sm_cast_close(sm_cast *c);
 int sm_cast_is_open(const sm_cast *c);
 
-
 #endif

@@ -114,8 +114,8 @@ static void read_until(sm_pty *t, const char *want)
         size_t got;
         sm_error e;
         sm_error_clear(&e);
-        int rc = sm_pty_read(t, transcript + transcript_len,
-                             sizeof transcript - transcript_len - 1, 0.5, &got, &e);
+        int rc = sm_pty_read(t, transcript + transcript_len, sizeof transcript - transcript_len - 1,
+                             0.5, &got, &e);
         if (rc == SM_OK && got == 0)
             fail_msg("EOF before '%s' (got '%s')", want, transcript + transcript_seen);
         if (rc == SM_OK)
