@@ -18,7 +18,18 @@
 #include "core/cast.h"
 #include "core/util.h"
 
-enum { S_NEW = 100, S_RECORD, S_ATTACH, S_LIST, S_KEEP, S_USER, S_CMD, S_SINCE, S_NO_TAKEOVER };
+enum {
+    S_NEW = 100,
+    S_RECORD,
+    S_ATTACH,
+    S_LIST,
+    S_KEEP,
+    S_USER,
+    S_CMD,
+    S_SINCE,
+    S_NO_TAKEOVER,
+    S_ENTRYPOINT
+};
 
 static const cli_opt shell_opts[] = {
     {"new", 0, NULL, "create a sandbox for the shell and remove it afterwards", S_NEW},
@@ -37,6 +48,8 @@ static const cli_opt shell_opts[] = {
     {"list", 0, NULL, "list the sandbox's PTY sessions", S_LIST},
     {"user", 'u', "USER", "run the shell as USER", S_USER},
     {"command", 0, "CMD", "run CMD instead of the shell", S_CMD},
+    /* create's, but not the shell's: its sandbox must outlive any main process */
+    {"entrypoint", 0, "ARG", NULL, S_ENTRYPOINT},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -76,6 +89,8 @@ static int shell_opt(sm_cli *cli, void *args, int id, const char *arg)
         free(a->user);
         a->user = xstrdup(arg);
         return 0;
+    case S_ENTRYPOINT:
+        return cli_usage(cli, "--entrypoint is for create; a shell's sandbox has no main process");
     case S_CMD:
         free(a->command);
         a->command = xstrdup(arg);
@@ -306,8 +321,6 @@ static int shell_check(sm_cli *cli, cli_call *c)
     if (!a->attach && (a->since_given || a->no_takeover))
         return cli_usage(cli, "%s only goes with --attach SESSION",
                          a->since_given ? "--since" : "--no-takeover");
-    if (a->spec.entrypoint)
-        return cli_usage(cli, "--entrypoint is for create; a shell's sandbox keeps its own");
     if (!a->list && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
         return cli_error(cli, CLI_USAGE,
                          "shell needs a terminal: stdin and stdout must be TTYs (use "

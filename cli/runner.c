@@ -77,11 +77,21 @@ static int table_width(const cli_opt *opts, int width)
     return width;
 }
 
-static void print_table(FILE *f, const cli_opt *opts, int width)
+static bool declared(const cli_opt *opts, const char *lng)
+{
+    for (const cli_opt *o = opts; o && o->lng; o++)
+        if (!strcmp(o->lng, lng))
+            return true;
+    return false;
+}
+
+/* Options of a shared table that the verb declares itself (shadow) are the verb's: their
+ * shared line is not shown. */
+static void print_table(FILE *f, const cli_opt *opts, const cli_opt *shadow, int width)
 {
     char left[128];
     for (const cli_opt *o = opts; o && o->lng; o++) {
-        if (!o->help)
+        if (!o->help || declared(shadow, o->lng))
             continue;
         int n = opt_left(o, left, sizeof left);
         fputs(left, f);
@@ -102,13 +112,13 @@ static void print_help(sm_cli *cli, const sm_cmd *cmd)
     int width = table_width(common, table_width(cmd->more_opts, table_width(cmd->opts, 0)));
     fprintf(f, "usage: sandman %s%s%s\n  %s\n", cmd->name, cmd->usage[0] ? " " : "", cmd->usage,
             cmd->summary);
-    print_table(f, cmd->opts, width);
+    print_table(f, cmd->opts, NULL, width);
     if (cmd->more_opts) {
         fprintf(f, "%s:\n", cmd->more_title ? cmd->more_title : "more options");
-        print_table(f, cmd->more_opts, width);
+        print_table(f, cmd->more_opts, cmd->opts, width);
     }
     fprintf(f, "common options:\n");
-    print_table(f, common, width);
+    print_table(f, common, NULL, width);
 }
 
 /* ---- parsing ------------------------------------------------------------------------------- */

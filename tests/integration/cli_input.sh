@@ -113,6 +113,10 @@ expect_match "each with its help" "^  -o, --output FORMAT +text \(default\) or j
 run "$SANDMAN" shell --help
 expect_match "shell --help shows create's options under their own heading" "^create options \(with --new" "$OUT"
 expect_match "all of them" "^  -m, --memory-mib N +memory limit in MiB" "$OUT"
+expect_no_match "but not --entrypoint, which a shell refuses" "entrypoint" "$OUT"
+run "$SANDMAN" shell --new --entrypoint sleep
+expect_eq "shell --new --entrypoint exits 2" 2 "$RC"
+expect_match "saying it is create's" "--entrypoint is for create" "$ERR"
 run "$SANDMAN" demo --help
 expect_no_match "internal options stay out of --help" "--driver|--ready-fd" "$OUT"
 for verb in $("$SANDMAN" --help | sed -n 's/^  \([a-z]*\) .*/\1/p'); do
