@@ -178,7 +178,7 @@ char *sm_provider_describe_default(const char *name)
     sm_provider *p = NULL;
     if (!ops || !ops->describe || sm_provider_new(name, NULL, &p, NULL) != SM_OK)
         return NULL;
-    char *note = ops->describe(p);
+    char *note = sm_provider_describe(p);
     sm_provider_free(p);
     return note;
 }
