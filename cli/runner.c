@@ -286,7 +286,7 @@ int cli_run_command(sm_cli *cli, const sm_cmd *cmd, int argc, char **argv)
     c.pos = xcalloc((size_t)argc + 1, sizeof *c.pos);
     if (cmd->init)
         cmd->init(c.args);
-    bool target = cmd->flags & CLI_TARGET || (cmd->flags & CLI_TARGET_OPTIONAL);
+    bool target = (cmd->flags & (CLI_TARGET | CLI_TARGET_OPTIONAL)) != 0;
     int status = parse(cli, cmd, argc, argv, &c);
     if (status == 0 && (cmd->flags & CLI_TARGET) && c.npos == 0)
         status = cli_usage(cli, "missing sandbox id");
