@@ -412,7 +412,7 @@ int main(int argc, char **argv)
         cJSON_Delete(json);
         return 2;
     }
-    char *desc = p->ops->describe ? p->ops->describe(p) : NULL;
+    char *desc = sm_provider_describe(p);
     printf("local provider: %s\n", desc ? desc : "-");
     cJSON_AddStringToObject(json, "provider", desc ? desc : "");
     free(desc);

@@ -28,7 +28,7 @@
 
 #include "bench/bench_util.h"
 #include "core/journal.h"
-#include "core/provider.h"
+#include "core/provider_impl.h"
 #include "core/sampler.h"
 #include "core/sandbox.h"
 #include "core/util.h"

@@ -118,24 +118,32 @@ sm_provider *cli_provider(sm_cli *cli, int *status)
         }
         cli->config_loaded = true;
     }
-    sm_context ctx;
-    if (sm_config_resolve(&cli->config, cli->context_name, &ctx, &err) != SM_OK) {
+    if (sm_provider_open(&cli->config, cli->context_name, &cli->provider, &err) != SM_OK) {
         *status = cli_fail(cli, &err);
         return NULL;
     }
-    sm_provider *p = NULL;
-    if (sm_provider_new(ctx.provider, ctx.options, &p, &err) != SM_OK) {
-        sm_context_free(&ctx);
-        *status = cli_fail(cli, &err);
+    return cli->provider;
+}
+
+/* A full id binds with one connect; the listing (which reads every sandbox's record) is only
+ * for a prefix. connect may also accept what is not an exact id (an engine resolves names and
+ * prefixes itself): only an answer naming the very id given counts, else the list decides, so
+ * a prefix is ambiguous or unique by the same rule everywhere. */
+static sm_sandbox *connect_exact(sm_provider *p, const char *id)
+{
+    if (!(sm_provider_caps(p) & SM_CAP_CONNECT))
         return NULL;
-    }
-    free(p->context);
-    p->context = xstrdup(ctx.name);
-    sm_map_copy(&p->default_metadata, &ctx.default_metadata);
-    sm_map_copy(&p->image_rewrites, &ctx.image_rewrites);
-    sm_context_free(&ctx);
-    cli->provider = p;
-    return p;
+    sm_sandbox *s = sm_sandbox_new(p, false);
+    cJSON *desc = cJSON_CreateObject();
+    cJSON_AddStringToObject(desc, "sandbox_id", id);
+    sm_error err;
+    sm_error_clear(&err);
+    int rc = sm_sandbox_connect(s, desc, &err);
+    cJSON_Delete(desc);
+    if (rc == SM_OK && !strcmp(sm_sandbox_id(s), id))
+        return s;
+    sm_sandbox_free(s);
+    return NULL;
 }
 
 sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status)
@@ -143,7 +151,10 @@ sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status)
     sm_provider *p = cli_provider(cli, status);
     if (!p)
         return NULL;
-    sm_sandbox *s = sm_sandbox_new(p, false);
+    sm_sandbox *s = *id ? connect_exact(p, id) : NULL;
+    if (s)
+        return s;
+    s = sm_sandbox_new(p, false);
     sm_error err;
     sm_error_clear(&err);
     if (sm_sandbox_open(s, id, &err) != SM_OK) {
@@ -152,21 +163,6 @@ sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status)
         return NULL;
     }
     return s;
-}
-
-sm_sandbox *cli_parse_one_sandbox(sm_cli *cli, int argc, char **argv, int *status)
-{
-    char *pos[1];
-    int npos;
-    int rc = cli_parse(cli, cli_find_command(cli->verb), NULL, NULL, NULL, argc, argv, pos, 1,
-                       &npos, 0, NULL, NULL);
-    if (rc == 0 && npos != 1)
-        rc = cli_usage(cli, "missing sandbox id");
-    if (rc != 0) {
-        *status = rc < 0 ? CLI_OK : rc;
-        return NULL;
-    }
-    return cli_open_sandbox(cli, pos[0], status);
 }
 
 /* JSON keeps every string exact: cJSON escapes C0 controls, the rest (DEL, C1, bidi) are

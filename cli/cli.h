@@ -1,10 +1,14 @@
-/* The headless CLI's shared context and helpers. One command table (commands.c) serves the
- * CLI and the dashboard's `:` palette; each command parses its own arguments with cli_parse,
- * writes to cli->out / cli->err and returns an exit status. Must not name providers. */
+/* The headless CLI: its context, output helpers and the command framework. Each verb is a
+ * declared entry (sm_cmd: options with metavar and help, whether it needs a provider and a
+ * target sandbox, whether it takes trailing words); one runner (runner.c) parses, prints the
+ * generated --help, builds the provider, opens the target and then calls the verb, which
+ * writes to cli->out / cli->err and returns an exit status. The table of verbs belongs to
+ * the program (main/) and is handed over with cli_set_commands. Must not name providers. */
 #ifndef SM_CLI_H
 #define SM_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "core/config.h"
@@ -28,19 +32,64 @@ typedef struct sm_cli {
     char *theme;           /* --theme (dashboard) */
 } sm_cli;
 
+/* ---- declared commands ------------------------------------------------------------------ */
+
+typedef struct cli_opt {
+    const char *lng;     /* "memory-mib" */
+    char shrt;           /* 'm', or 0 */
+    const char *metavar; /* the value's name in --help ("N"); NULL for a flag */
+    const char *help;    /* one line, "\n" continues it; NULL: accepted but not shown */
+    int id;              /* handed to the verb's opt callback */
+} cli_opt;
+
+enum {
+    CLI_PROVIDER = 1u << 0,        /* build the context's provider before run */
+    CLI_TARGET = 1u << 1,          /* the first positional is a sandbox id (required), opened */
+    CLI_TARGET_OPTIONAL = 1u << 2, /* as CLI_TARGET, when a first positional is given */
+    CLI_WORDS = 1u << 3,           /* trailing words: after "--" or the last positional */
+    CLI_WORDS_REQUIRED = 1u << 4,  /* ... at least one */
+};
+
+/* What the runner hands a verb. */
+typedef struct cli_call {
+    void *args; /* the verb's option struct (args_size bytes, set up by init) */
+    char **pos; /* positionals, the target's id first */
+    int npos;
+    char **words; /* trailing words */
+    int nwords;
+    sm_provider *provider; /* with CLI_PROVIDER / CLI_TARGET*; owned by the sm_cli */
+    sm_sandbox *target;    /* with CLI_TARGET*; freed by the runner */
+} cli_call;
+
 typedef struct sm_cmd {
     const char *name;
-    const char *args;    /* usage after the verb */
+    const char *usage;   /* what follows the verb in "usage: sandman VERB ..." */
     const char *summary; /* one line */
-    const char *help;    /* option lines */
-    int (*run)(sm_cli *cli, int argc, char **argv);
+    unsigned flags;
+    int max_pos;              /* positionals accepted, the target's id included; -1: any */
+    const cli_opt *opts;      /* NULL-terminated; may be NULL */
+    const cli_opt *more_opts; /* a second table (create's, for shell --new) */
+    const char *more_title;   /* its heading in --help */
+    size_t args_size;         /* the verb's option struct, zeroed, then init */
+    void (*init)(void *args); /* defaults; may be NULL */
+    int (*opt)(sm_cli *cli, void *args, int id, const char *arg); /* 0 or a usage status */
+    int (*check)(sm_cli *cli, cli_call *c); /* after parsing, before the provider; may be NULL */
+    int (*run)(sm_cli *cli, cli_call *c);
+    void (*done)(void *args); /* frees what opt stored; may be NULL */
 } sm_cmd;
 
-/* The command table (NULL-name terminated) and lookup. */
-extern const sm_cmd *const sm_command_table[];
+/* The program's table of verbs (NULL-terminated, static storage), for lookup and usage. */
+void cli_set_commands(const sm_cmd *const *table);
 const sm_cmd *cli_find_command(const char *name);
+/* Parses argv (argv[0] is the verb) by cmd's declaration, then runs it. Options go anywhere
+ * before "--" (or before the first trailing word). */
 int cli_run_command(sm_cli *cli, const sm_cmd *cmd, int argc, char **argv);
 void cli_print_usage(FILE *f);
+/* Options given before the verb (sandman -c FILE -p NAME -o json VERB ...). Returns the index
+ * of the verb in argv, or -1 after a usage error (reported). */
+int cli_parse_global(sm_cli *cli, int argc, char **argv);
+
+/* ---- context and output ----------------------------------------------------------------- */
 
 void cli_init(sm_cli *cli);
 void cli_free(sm_cli *cli);
@@ -64,14 +113,10 @@ int cli_fail(sm_cli *cli, const sm_error *err);
 /* The provider of the selected context (config file + -p), built once. NULL on error (already
  * reported; *status set). */
 sm_provider *cli_provider(sm_cli *cli, int *status);
-/* Opens a facade bound to an existing sandbox by id or unique prefix. Caller frees (not the
- * provider). NULL on error (reported; *status set). */
+/* Opens a facade bound to an existing sandbox by id or unique prefix: a full id goes straight
+ * to connect, only a prefix lists. Caller frees (not the provider). NULL on error (reported;
+ * *status set). */
 sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status);
-
-/* For commands taking exactly one sandbox id: parses argv (no options of its own) and opens
- * the sandbox. NULL with *status set when there is nothing to do (help printed: CLI_OK) or on
- * error (reported). */
-sm_sandbox *cli_parse_one_sandbox(sm_cli *cli, int argc, char **argv, int *status);
 
 /* Prints a cJSON document (consumed) on cli->out, pretty unless it is a stream line. */
 void cli_print_json(sm_cli *cli, cJSON *doc);
@@ -80,32 +125,8 @@ void cli_print_json_line(sm_cli *cli, cJSON *doc);
  * data, kept as the command wrote it; only sandman's registered credentials are redacted. */
 void cli_print_json_output(sm_cli *cli, cJSON *doc);
 
-/* ---- option parsing ------------------------------------------------------------------- */
-
-typedef struct cli_opt {
-    const char *lng; /* "memory-mib" */
-    char shrt;       /* 'e', or 0 */
-    bool has_arg;
-    int id;
-} cli_opt;
-
-/* Called for each option; return 0 or a usage status (already reported). */
-typedef int (*cli_opt_fn)(sm_cli *cli, void *ud, int id, const char *arg);
-
-/* Parses argv (argv[0] is the verb). Every command also accepts -c FILE, -p NAME, -o FORMAT,
- * --theme NAME and -h/--help. Positionals are collected in pos (at most maxpos). Words after
- * "--", or after stop_after positionals (when > 0), are collected in *rest / *nrest.
- * Returns 0, CLI_USAGE on error (reported), or -1 when help was printed. */
-int cli_parse(sm_cli *cli, const sm_cmd *cmd, const cli_opt *opts, cli_opt_fn fn, void *ud,
-              int argc, char **argv, char **pos, int maxpos, int *npos, int stop_after,
-              char ***rest, int *nrest);
-
-/* The options of `create` (ids 1..99), shared with `shell --new`; ud is an sm_spec. */
+/* The options of `create` (ids 1..99), shared with `shell --new`; args is an sm_spec. */
 extern const cli_opt cli_create_opts[];
-int cli_create_opt(sm_cli *cli, void *ud, int id, const char *arg);
-
-/* Options given before the verb (sandman -c FILE -p NAME -o json VERB ...). Returns the index
- * of the verb in argv, or -1 after a usage error (reported). */
-int cli_parse_global(sm_cli *cli, int argc, char **argv);
+int cli_create_opt(sm_cli *cli, void *args, int id, const char *arg);
 
 #endif

@@ -144,7 +144,7 @@ static int demo_list(sm_provider *p, const char *run, sm_sandbox_info **out, siz
     sm_list_filter f = {.labels = run ? &labels : NULL, .all = run == NULL};
     sm_sandbox_info *list = NULL;
     size_t total = 0, kept = 0;
-    int rc = p->ops->list(p, &f, &list, &total, err);
+    int rc = sm_provider_list(p, &f, &list, &total, err);
     sm_map_free(&labels);
     if (rc != SM_OK)
         return rc;
@@ -421,13 +421,18 @@ typedef struct demo_args {
 
 enum { D_STOP = 1, D_COUNT, D_DURATION, D_DRIVER, D_READY_FD };
 static const cli_opt demo_opts[] = {
-    {"stop", 0, false, D_STOP},        {"count", 'n', true, D_COUNT},
-    {"duration", 0, true, D_DURATION}, {"driver", 0, true, D_DRIVER},
-    {"ready-fd", 0, true, D_READY_FD}, {NULL, 0, false, 0}};
+    {"stop", 0, NULL, "end every demo driver and remove every demo sandbox", D_STOP},
+    {"count", 'n', "N", "sandboxes to start (4-64, default 8)", D_COUNT},
+    {"duration", 0, "S", "how long the simulated agent keeps issuing commands (default 600)",
+     D_DURATION},
+    /* the detached driver's own, hidden from --help */
+    {"driver", 0, "RUN", NULL, D_DRIVER},
+    {"ready-fd", 0, "FD", NULL, D_READY_FD},
+    {NULL, 0, NULL, NULL, 0}};
 
-static int demo_opt(sm_cli *cli, void *ud, int id, const char *arg)
+static int demo_opt(sm_cli *cli, void *args, int id, const char *arg)
 {
-    demo_args *a = ud;
+    demo_args *a = args;
     switch (id) {
     case D_STOP: a->stop = true; return 0;
     case D_COUNT:
@@ -594,38 +599,44 @@ static int demo_start(sm_cli *cli, sm_provider *p, const demo_args *a)
     return status;
 }
 
-static int cmd_demo(sm_cli *cli, int argc, char **argv)
+static void demo_init(void *args)
 {
-    demo_args a = {.count = 8, .duration_s = 600, .ready_fd = -1};
-    char *pos[1];
-    int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("demo"), demo_opts, demo_opt, &a, argc, argv, pos, 0,
-                       &npos, 0, NULL, NULL);
-    if (rc != 0) {
-        free(a.driver);
-        return rc < 0 ? CLI_OK : rc;
-    }
-    if (a.driver) {
-        status = driver_run(cli, a.driver, a.duration_s, (int)a.ready_fd);
-        free(a.driver);
-        return status;
-    }
-    sm_provider *p = cli_provider(cli, &status);
-    if (!p)
-        return status;
-    if (strcmp(p->ops->name, DEMO_PROVIDER))
+    demo_args *a = args;
+    a->count = 8;
+    a->duration_s = 600;
+    a->ready_fd = -1;
+}
+
+static void demo_done(void *args)
+{
+    free(((demo_args *)args)->driver);
+}
+
+static int cmd_demo(sm_cli *cli, cli_call *c)
+{
+    demo_args *a = c->args;
+    sm_provider *p = c->provider;
+    if (a->driver)
+        return driver_run(cli, a->driver, a->duration_s, (int)a->ready_fd);
+    if (strcmp(sm_provider_name(p), DEMO_PROVIDER))
         return cli_error(cli, CLI_USAGE,
                          "demo runs on the %s provider only; context '%s' uses '%s' (try -p %s)",
-                         DEMO_PROVIDER, p->context ? p->context : "?", p->ops->name, DEMO_PROVIDER);
-    if (!(p->ops->caps & SM_CAP_LIST) || !p->ops->list)
-        return cli_error(cli, CLI_FAIL, "provider '%s' cannot list its sandboxes", p->ops->name);
-    return a.stop ? demo_stop(cli, p) : demo_start(cli, p, &a);
+                         DEMO_PROVIDER, sm_provider_context(p), sm_provider_name(p), DEMO_PROVIDER);
+    if (!(sm_provider_caps(p) & SM_CAP_LIST))
+        return cli_error(cli, CLI_FAIL, "provider '%s' cannot list its sandboxes",
+                         sm_provider_name(p));
+    return a->stop ? demo_stop(cli, p) : demo_start(cli, p, a);
 }
 
 const sm_cmd sm_cmd_demo = {
-    "demo", "[--stop] [--count N] [--duration S]",
-    "start a simulated agent rollout on the local provider (watch it in the dashboard)",
-    "      --stop          end every demo driver and remove every demo sandbox\n"
-    "  -n, --count N       sandboxes to start (4-64, default 8)\n"
-    "      --duration S    how long the simulated agent keeps issuing commands (default 600)\n",
-    cmd_demo};
+    .name = "demo",
+    .usage = "[--stop] [--count N] [--duration S]",
+    .summary = "start a simulated agent rollout on the local provider (watch it in the dashboard)",
+    .flags = CLI_PROVIDER,
+    .opts = demo_opts,
+    .args_size = sizeof(demo_args),
+    .init = demo_init,
+    .opt = demo_opt,
+    .run = cmd_demo,
+    .done = demo_done,
+};

@@ -1,9 +1,6 @@
-/* Commands that act inside a sandbox: exec (run a command) and cp (copy files in or out). */
-#include <cjson/cJSON.h>
-#include <libgen.h>
+/* `sandman exec ID [options] -- CMD...`: runs one command in a sandbox; the words are
+ * joined into one shell command, as ssh does. The exit status is the command's own. */
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "core/env.h"
@@ -18,12 +15,19 @@ typedef struct exec_args {
 
 enum { X_TIMEOUT = 1, X_WORKDIR, X_ENV, X_USER, X_ENV_FILE };
 static const cli_opt exec_opts[] = {
-    {"timeout", 't', true, X_TIMEOUT}, {"workdir", 'w', true, X_WORKDIR}, {"env", 'e', true, X_ENV},
-    {"user", 'u', true, X_USER},       {"env-file", 0, true, X_ENV_FILE}, {NULL, 0, false, 0}};
+    {"timeout", 't', "S", "kill the command after S seconds (default 180); exit 125", X_TIMEOUT},
+    {"workdir", 'w', "DIR", "working directory", X_WORKDIR},
+    {"env", 'e', "K=V",
+     "environment variable (repeatable); -e K alone passes K's value from\n"
+     "sandman's environment, keeping it off the command line",
+     X_ENV},
+    {"env-file", 0, "F", "KEY=VALUE lines (docker's format: # comments, no quoting)", X_ENV_FILE},
+    {"user", 'u', "USER", "run as USER (name or uid in the sandbox)", X_USER},
+    {NULL, 0, NULL, NULL, 0}};
 
-static int exec_opt(sm_cli *cli, void *ud, int id, const char *arg)
+static int exec_opt(sm_cli *cli, void *args, int id, const char *arg)
 {
-    exec_args *a = ud;
+    exec_args *a = args;
     switch (id) {
     case X_TIMEOUT:
         if (sm_parse_double(arg, &a->timeout) || !(a->timeout > 0) ||
@@ -55,32 +59,27 @@ static int exec_opt(sm_cli *cli, void *ud, int id, const char *arg)
     return 0;
 }
 
-static int cmd_exec(sm_cli *cli, int argc, char **argv)
+static void exec_done(void *args)
 {
-    exec_args a = {0};
-    char *pos[1], **words = NULL;
-    int npos, nwords = 0, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("exec"), exec_opts, exec_opt, &a, argc, argv, pos, 1,
-                       &npos, 1, &words, &nwords);
-    if (rc == 0 && npos == 0)
-        rc = cli_usage(cli, "missing sandbox id");
-    if (rc == 0 && nwords == 0)
-        rc = cli_usage(cli, "missing command (sandman exec ID -- CMD...)");
-    sm_sandbox *s = rc == 0 ? cli_open_sandbox(cli, pos[0], &status) : NULL;
-    if (rc != 0 || !s) {
-        free(a.cwd);
-        free(a.user);
-        sm_map_free(&a.env);
-        return rc < 0 ? CLI_OK : (rc ? rc : status);
-    }
-    char *cmd = sm_join_words(nwords, words);
+    exec_args *a = args;
+    free(a->cwd);
+    free(a->user);
+    sm_map_free(&a->env);
+}
+
+static int cmd_exec(sm_cli *cli, cli_call *c)
+{
+    exec_args *a = c->args;
+    sm_sandbox *s = c->target;
+    int status;
+    char *cmd = sm_join_words(c->nwords, c->words);
     sm_exec_request req;
     sm_exec_request_init(&req);
     req.cmd = cmd;
-    req.cwd = a.cwd;
-    req.user = a.user;
-    req.env = &a.env;
-    req.timeout_s = a.timeout;
+    req.cwd = a->cwd;
+    req.user = a->user;
+    req.env = &a->env;
+    req.timeout_s = a->timeout;
     /* Text output streams straight to our descriptors; streams without one (the dashboard's
      * palette captures into memory) get the captured output afterwards. */
     bool stream = !cli->json && fileno(cli->out) >= 0 && fileno(cli->err) >= 0;
@@ -118,104 +117,18 @@ static int cmd_exec(sm_cli *cli, int argc, char **argv)
     }
     sm_exec_result_free(&res);
     free(cmd);
-    free(a.cwd);
-    free(a.user);
-    sm_map_free(&a.env);
-    sm_sandbox_free(s);
-    return status;
-}
-
-/* "ID:PATH" names a sandbox path when the part before the colon has no slash. */
-static int split_remote(const char *arg, char **id, const char **path)
-{
-    const char *colon = strchr(arg, ':');
-    if (!colon || colon == arg || memchr(arg, '/', (size_t)(colon - arg)))
-        return 0;
-    *id = xstrndup(arg, (size_t)(colon - arg));
-    *path = colon + 1;
-    return 1;
-}
-
-static int cmd_cp(sm_cli *cli, int argc, char **argv)
-{
-    char *pos[2];
-    int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("cp"), NULL, NULL, NULL, argc, argv, pos, 2, &npos, 0,
-                       NULL, NULL);
-    if (rc != 0)
-        return rc < 0 ? CLI_OK : rc;
-    if (npos != 2)
-        return cli_usage(cli, "cp wants SRC and DST, one of them ID:PATH");
-    char *sid = NULL, *did = NULL;
-    const char *spath = NULL, *dpath = NULL;
-    int src_remote = split_remote(pos[0], &sid, &spath);
-    int dst_remote = split_remote(pos[1], &did, &dpath);
-    if (src_remote == dst_remote) {
-        free(sid);
-        free(did);
-        return cli_usage(cli, "exactly one of SRC and DST must be ID:PATH");
-    }
-    const char *id = src_remote ? sid : did;
-    const char *remote = src_remote ? spath : dpath;
-    const char *local = src_remote ? pos[1] : pos[0];
-    if (!*remote) {
-        free(sid);
-        free(did);
-        return cli_usage(cli, "the sandbox path after '%s:' is empty", id);
-    }
-    sm_sandbox *s = cli_open_sandbox(cli, id, &status);
-    if (!s) {
-        free(sid);
-        free(did);
-        return status;
-    }
-    char *lpath = xstrdup(local), *rpath = xstrdup(remote);
-    struct stat st;
-    if (src_remote && stat(local, &st) == 0 && S_ISDIR(st.st_mode)) {
-        char *copy = xstrdup(remote);
-        free(lpath);
-        lpath = xasprintf("%s/%s", local, basename(copy));
-        free(copy);
-    }
-    if (!src_remote && remote[strlen(remote) - 1] == '/') {
-        char *copy = xstrdup(local);
-        free(rpath);
-        rpath = xasprintf("%s%s", remote, basename(copy));
-        free(copy);
-    }
-    sm_error err;
-    sm_error_clear(&err);
-    rc = src_remote ? sm_sandbox_download(s, rpath, lpath, &err)
-                    : sm_sandbox_upload(s, lpath, rpath, &err);
-    if (rc != SM_OK) {
-        status = cli_fail(cli, &err);
-    } else if (cli->json) {
-        cJSON *doc = cJSON_CreateObject();
-        cJSON_AddStringToObject(doc, "sandbox_id", sm_sandbox_id(s));
-        cJSON_AddStringToObject(doc, "direction", src_remote ? "download" : "upload");
-        cJSON_AddStringToObject(doc, "local", lpath);
-        cJSON_AddStringToObject(doc, "remote", rpath);
-        if (stat(lpath, &st) == 0)
-            cJSON_AddNumberToObject(doc, "bytes", (double)st.st_size);
-        cli_print_json(cli, doc);
-    }
-    free(lpath);
-    free(rpath);
-    free(sid);
-    free(did);
-    sm_sandbox_free(s);
     return status;
 }
 
 const sm_cmd sm_cmd_exec = {
-    "exec", "ID [options] -- CMD...",
-    "run a command in a sandbox (words are joined into one shell command, as ssh does)",
-    "  -t, --timeout S   kill the command after S seconds (default 180); exit 125\n"
-    "  -w, --workdir DIR working directory\n"
-    "  -e, --env K=V     environment variable (repeatable); -e K alone passes K's value from\n"
-    "                    sandman's environment, keeping it off the command line\n"
-    "      --env-file F  KEY=VALUE lines (docker's format: # comments, no quoting)\n"
-    "  -u, --user USER   run as USER (name or uid in the sandbox)\n",
-    cmd_exec};
-const sm_cmd sm_cmd_cp = {
-    "cp", "SRC DST", "copy a file into or out of a sandbox (one side is ID:PATH)", NULL, cmd_cp};
+    .name = "exec",
+    .usage = "ID [options] -- CMD...",
+    .summary = "run a command in a sandbox (words are joined into one shell command, as ssh does)",
+    .flags = CLI_TARGET | CLI_WORDS | CLI_WORDS_REQUIRED,
+    .max_pos = 1,
+    .opts = exec_opts,
+    .args_size = sizeof(exec_args),
+    .opt = exec_opt,
+    .run = cmd_exec,
+    .done = exec_done,
+};

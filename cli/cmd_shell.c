@@ -18,31 +18,39 @@
 #include "core/cast.h"
 #include "core/util.h"
 
-enum { S_NEW = 100, S_RECORD, S_ATTACH, S_LIST, S_KEEP, S_USER, S_CMD, S_SINCE, S_NO_TAKEOVER };
+enum {
+    S_NEW = 100,
+    S_RECORD,
+    S_ATTACH,
+    S_LIST,
+    S_KEEP,
+    S_USER,
+    S_CMD,
+    S_SINCE,
+    S_NO_TAKEOVER,
+    S_ENTRYPOINT
+};
 
 static const cli_opt shell_opts[] = {
-    {"new", 0, false, S_NEW},
-    {"record", 0, true, S_RECORD},
-    {"attach", 'a', true, S_ATTACH},
-    {"since", 0, true, S_SINCE},
-    {"no-takeover", 0, false, S_NO_TAKEOVER},
-    {"list", 0, false, S_LIST},
-    {"keep", 0, false, S_KEEP},
-    {"user", 'u', true, S_USER},
-    {"command", 0, true, S_CMD},
-    /* create's options, for --new (env and workdir also shape an existing sandbox's shell) */
-    {"image", 'i', true, 1},
-    {"cpu", 0, true, 2},
-    {"memory-mib", 'm', true, 3},
-    {"ttl", 0, true, 4},
-    {"workdir", 'w', true, 5},
-    {"env", 'e', true, 6},
-    {"file", 'f', true, 7},
-    {"label", 'l', true, 8},
-    {"port", 0, true, 9},
-    {"ready-timeout", 0, true, 10},
-    {"env-file", 0, true, 12},
-    {NULL, 0, false, 0},
+    {"new", 0, NULL, "create a sandbox for the shell and remove it afterwards", S_NEW},
+    {"record", 0, "FILE", "record the session as an asciicast v2 file", S_RECORD},
+    {"attach", 'a', "SESSION",
+     "re-attach to a kept session (replays its recent output), taking\n"
+     "it over from a client that holds it",
+     S_ATTACH},
+    {"since", 0, "BYTES",
+     "with --attach: replay from this output offset on (--list shows\n"
+     "a session's OUTPUT; 0, the default, replays all that is kept)",
+     S_SINCE},
+    {"no-takeover", 0, NULL, "with --attach: fail if another client holds the session",
+     S_NO_TAKEOVER},
+    {"keep", 0, NULL, "keep the session running if this client goes away", S_KEEP},
+    {"list", 0, NULL, "list the sandbox's PTY sessions", S_LIST},
+    {"user", 'u', "USER", "run the shell as USER", S_USER},
+    {"command", 0, "CMD", "run CMD instead of the shell", S_CMD},
+    /* create's, but not the shell's: its sandbox must outlive any main process */
+    {"entrypoint", 0, "ARG", NULL, S_ENTRYPOINT},
+    {NULL, 0, NULL, NULL, 0},
 };
 
 typedef struct shell_args {
@@ -53,9 +61,9 @@ typedef struct shell_args {
     char *record, *attach, *user, *command;
 } shell_args;
 
-static int shell_opt(sm_cli *cli, void *ud, int id, const char *arg)
+static int shell_opt(sm_cli *cli, void *args, int id, const char *arg)
 {
-    shell_args *a = ud;
+    shell_args *a = args;
     switch (id) {
     case S_NEW: a->is_new = true; return 0;
     case S_LIST: a->list = true; return 0;
@@ -81,6 +89,8 @@ static int shell_opt(sm_cli *cli, void *ud, int id, const char *arg)
         free(a->user);
         a->user = xstrdup(arg);
         return 0;
+    case S_ENTRYPOINT:
+        return cli_usage(cli, "--entrypoint is for create; a shell's sandbox has no main process");
     case S_CMD:
         free(a->command);
         a->command = xstrdup(arg);
@@ -287,74 +297,75 @@ static int list_sessions(sm_cli *cli, sm_sandbox *s)
     return CLI_OK;
 }
 
-static int cmd_shell(sm_cli *cli, int argc, char **argv)
+static void shell_init(void *args)
 {
-    shell_args a;
-    memset(&a, 0, sizeof a);
-    sm_spec_init(&a.spec);
-    char *pos[1];
-    int npos, status = CLI_OK;
-    sm_sandbox *s = NULL;
+    sm_spec_init(&((shell_args *)args)->spec);
+}
+
+static void shell_done(void *args)
+{
+    shell_args *a = args;
+    sm_spec_free(&a->spec);
+    free(a->record);
+    free(a->attach);
+    free(a->user);
+    free(a->command);
+}
+
+static int shell_check(sm_cli *cli, cli_call *c)
+{
+    shell_args *a = c->args;
+    if (a->is_new == (c->npos == 1))
+        return cli_usage(cli, a->is_new ? "give either an id or --new, not both"
+                                        : "missing sandbox id (or --new to create one)");
+    if (!a->attach && (a->since_given || a->no_takeover))
+        return cli_usage(cli, "%s only goes with --attach SESSION",
+                         a->since_given ? "--since" : "--no-takeover");
+    if (!a->list && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+        return cli_error(cli, CLI_USAGE,
+                         "shell needs a terminal: stdin and stdout must be TTYs (use "
+                         "'sandman exec' from scripts)");
+    return 0;
+}
+
+static int cmd_shell(sm_cli *cli, cli_call *c)
+{
+    shell_args *a = c->args;
+    int status = CLI_OK, rc;
+    sm_sandbox *s = c->target;
     bool created = false;
-    int rc = cli_parse(cli, cli_find_command("shell"), shell_opts, shell_opt, &a, argc, argv, pos,
-                       1, &npos, 0, NULL, NULL);
-    if (rc != 0) {
-        status = rc < 0 ? CLI_OK : rc;
-        goto done;
-    }
-    if (a.is_new == (npos == 1)) {
-        status = cli_usage(cli, a.is_new ? "give either an id or --new, not both"
-                                         : "missing sandbox id (or --new to create one)");
-        goto done;
-    }
-    if (!a.attach && (a.since_given || a.no_takeover)) {
-        status = cli_usage(cli, "%s only goes with --attach SESSION",
-                           a.since_given ? "--since" : "--no-takeover");
-        goto done;
-    }
-    if (!a.list && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-        status = cli_error(cli, CLI_USAGE,
-                           "shell needs a terminal: stdin and stdout must be TTYs (use "
-                           "'sandman exec' from scripts)");
-        goto done;
-    }
     sm_error err;
     sm_error_clear(&err);
-    if (a.is_new) {
-        sm_provider *p = cli_provider(cli, &status);
-        if (!p)
-            goto done;
-        if (a.spec.ttl_s < 0)
-            a.spec.ttl_s = 1800; /* as NeMo Gym's shell: a forgotten one ends by itself */
-        sm_map_set(&a.spec.metadata, "purpose", "interactive-shell");
-        s = sm_sandbox_new(p, false);
-        if (sm_sandbox_start(s, &a.spec, &err) != SM_OK) {
+    if (a->is_new) {
+        if (a->spec.ttl_s < 0)
+            a->spec.ttl_s = 1800; /* as NeMo Gym's shell: a forgotten one ends by itself */
+        sm_map_set(&a->spec.metadata, "purpose", "interactive-shell");
+        s = sm_sandbox_new(c->provider, false);
+        if (sm_sandbox_start(s, &a->spec, &err) != SM_OK) {
             status = cli_fail(cli, &err);
             goto done;
         }
         created = true;
-    } else if (!(s = cli_open_sandbox(cli, pos[0], &status))) {
-        goto done;
     }
-    if (a.list) {
+    if (a->list) {
         status = list_sessions(cli, s);
         goto done;
     }
     int rows, cols;
     term_size(&rows, &cols);
     sm_pty *t = NULL;
-    if (a.attach) {
-        rc = sm_sandbox_pty_attach(s, a.attach, !a.no_takeover, a.since, &t, &err);
+    if (a->attach) {
+        rc = sm_sandbox_pty_attach(s, a->attach, !a->no_takeover, a->since, &t, &err);
     } else {
         sm_pty_spec ps;
         sm_pty_spec_init(&ps);
         ps.rows = rows;
         ps.cols = cols;
-        ps.command = a.command;
-        ps.user = a.user;
-        ps.env = &a.spec.env;
-        ps.cwd = a.spec.workdir;
-        ps.keep = a.keep;
+        ps.command = a->command;
+        ps.user = a->user;
+        ps.env = &a->spec.env;
+        ps.cwd = a->spec.workdir;
+        ps.keep = a->keep;
         ps.term = getenv("TERM");
         rc = sm_sandbox_pty_open(s, &ps, &t, &err);
     }
@@ -364,19 +375,19 @@ static int cmd_shell(sm_cli *cli, int argc, char **argv)
                      : cli_fail(cli, &err);
         goto done;
     }
-    if (a.attach) /* the program may need to redraw for the new client's size */
+    if (a->attach) /* the program may need to redraw for the new client's size */
         sm_pty_resize(t, rows, cols, NULL);
     sm_cast cast;
     memset(&cast, 0, sizeof cast);
-    if (a.record && sm_cast_open(&cast, a.record, cols, rows, sm_sandbox_id(s), getenv("TERM"),
-                                 &err) != SM_OK) {
+    if (a->record && sm_cast_open(&cast, a->record, cols, rows, sm_sandbox_id(s), getenv("TERM"),
+                                  &err) != SM_OK) {
         sm_pty_close(t);
         status = cli_fail(cli, &err);
         goto done;
     }
-    status = bridge(cli, t, &cast, a.keep || a.attach);
+    status = bridge(cli, t, &cast, a->keep || a->attach);
     sm_cast_close(&cast);
-    if (a.keep || a.attach)
+    if (a->keep || a->attach)
         sm_pty_detach(t); /* a kept or attached session stays unless it ended */
     else
         sm_pty_close(t);
@@ -386,30 +397,24 @@ done:
         sm_error_clear(&ignore);
         sm_sandbox_stop(s, &ignore);
     }
-    sm_sandbox_free(s);
-    sm_spec_free(&a.spec);
-    free(a.record);
-    free(a.attach);
-    free(a.user);
-    free(a.command);
+    if (s != c->target)
+        sm_sandbox_free(s); /* the runner frees the target it opened */
     return status;
 }
 
 const sm_cmd sm_cmd_shell = {
-    "shell", "ID | --new [create options]  [--record FILE] [--attach SESSION] [--keep] [--list]",
-    "an interactive shell in a sandbox, in your own terminal",
-    "      --new            create a sandbox for the shell and remove it afterwards\n"
-    "      --record FILE    record the session as an asciicast v2 file\n"
-    "  -a, --attach SESSION re-attach to a kept session (replays its recent output), taking\n"
-    "                       it over from a client that holds it\n"
-    "      --since BYTES    with --attach: replay from this output offset on (--list shows\n"
-    "                       a session's OUTPUT; 0, the default, replays all that is kept)\n"
-    "      --no-takeover    with --attach: fail if another client holds the session\n"
-    "      --keep           keep the session running if this client goes away\n"
-    "      --list           list the sandbox's PTY sessions\n"
-    "  -u, --user USER      run the shell as USER\n"
-    "      --command CMD    run CMD instead of the shell\n"
-    "  -w, --workdir DIR    start in DIR;  -e K=V  environment (repeatable)\n"
-    "                       (-e K alone passes K's value from sandman's environment)\n"
-    "      --env-file FILE  KEY=VALUE lines (docker's format: # comments, no quoting)\n",
-    cmd_shell};
+    .name = "shell",
+    .usage = "ID | --new [create options]  [--record FILE] [--attach SESSION] [--keep] [--list]",
+    .summary = "an interactive shell in a sandbox, in your own terminal",
+    .flags = CLI_TARGET_OPTIONAL,
+    .max_pos = 1,
+    .opts = shell_opts,
+    .more_opts = cli_create_opts,
+    .more_title = "create options (with --new; -w, -e, --env-file also for an ID)",
+    .args_size = sizeof(shell_args),
+    .init = shell_init,
+    .opt = shell_opt,
+    .check = shell_check,
+    .run = cmd_shell,
+    .done = shell_done,
+};

@@ -22,14 +22,15 @@ typedef struct top_args {
 } top_args;
 
 enum { T_INTERVAL = 1, T_COUNT, T_LABEL };
-static const cli_opt top_opts[] = {{"interval", 'i', true, T_INTERVAL},
-                                   {"count", 'n', true, T_COUNT},
-                                   {"label", 'l', true, T_LABEL},
-                                   {NULL, 0, false, 0}};
+static const cli_opt top_opts[] = {
+    {"interval", 'i', "S", "seconds between updates (default 1)", T_INTERVAL},
+    {"count", 'n', "N", "stop after N updates (default: until Ctrl-C)", T_COUNT},
+    {"label", 'l', "K=V", "only sandboxes with this label (repeatable)", T_LABEL},
+    {NULL, 0, NULL, NULL, 0}};
 
-static int top_opt(sm_cli *cli, void *ud, int id, const char *arg)
+static int top_opt(sm_cli *cli, void *args, int id, const char *arg)
 {
-    top_args *a = ud;
+    top_args *a = args;
     if (id == T_INTERVAL && (sm_parse_double(arg, &a->interval) || a->interval < 0.1))
         return cli_usage(cli, "--interval wants seconds >= 0.1, not '%s'", arg);
     if (id == T_COUNT && (sm_parse_long(arg, &a->count) || a->count < 1))
@@ -194,20 +195,25 @@ static void sleep_s(double s)
     }
 }
 
-static int cmd_top(sm_cli *cli, int argc, char **argv)
+static void top_init(void *args)
 {
-    top_args a = {.interval = 1.0, .count = 0};
-    char *pos[1];
-    int npos, status = CLI_OK;
-    int rc = cli_parse(cli, cli_find_command("top"), top_opts, top_opt, &a, argc, argv, pos, 0,
-                       &npos, 0, NULL, NULL);
-    sm_provider *p = rc == 0 ? cli_provider(cli, &status) : NULL;
-    if (rc == 0 && p && !(p->ops->caps & SM_CAP_LIST))
-        status = cli_error(cli, CLI_FAIL, "provider '%s' cannot list its sandboxes", p->ops->name);
-    if (rc != 0 || !p || status) {
-        sm_map_free(&a.labels);
-        return rc < 0 ? CLI_OK : (rc ? rc : status);
-    }
+    top_args *a = args;
+    a->interval = 1.0;
+}
+
+static void top_done(void *args)
+{
+    sm_map_free(&((top_args *)args)->labels);
+}
+
+static int cmd_top(sm_cli *cli, cli_call *c)
+{
+    top_args *a = c->args;
+    sm_provider *p = c->provider;
+    int status = CLI_OK;
+    if (!(sm_provider_caps(p) & SM_CAP_LIST))
+        return cli_error(cli, CLI_FAIL, "provider '%s' cannot list its sandboxes",
+                         sm_provider_name(p));
     stop = 0;
     struct sigaction sa = {.sa_handler = on_sigint}, old;
     sigaction(SIGINT, &sa, &old);
@@ -215,14 +221,14 @@ static int cmd_top(sm_cli *cli, int argc, char **argv)
     sm_journal_follower *follower = sm_journal_follower_new(1 << 20);
     sm_strtab states;
     sm_strtab_init(&states, free_state, NULL);
-    sm_list_filter f = {.labels = &a.labels, .all = true};
+    sm_list_filter f = {.labels = &a->labels, .all = true};
     /* tick 0 only primes the rates; each later tick prints */
-    for (long tick = 0; !stop && (a.count == 0 || tick <= a.count); tick++) {
+    for (long tick = 0; !stop && (a->count == 0 || tick <= a->count); tick++) {
         sm_sandbox_info *list = NULL;
         size_t n = 0;
         sm_error err;
         sm_error_clear(&err);
-        if (p->ops->list(p, &f, &list, &n, &err) != SM_OK) {
+        if (sm_provider_list(p, &f, &list, &n, &err) != SM_OK) {
             status = cli_fail(cli, &err);
             break;
         }
@@ -235,8 +241,8 @@ static int cmd_top(sm_cli *cli, int argc, char **argv)
             top_state *s = state_of(&states, list[i].id);
             if (!ok[i])
                 continue;
-            sm_failure_observe_sample(&s->history, &samples[i], &list[i], p->ops->name, &s->last,
-                                      &s->last_at);
+            sm_failure_observe_sample(&s->history, &samples[i], &list[i], sm_provider_name(p),
+                                      &s->last, &s->last_at);
         }
         sm_strtab_retain(&states, ids, n);
         fold_events(&states, sm_journal_follower_poll(follower));
@@ -246,21 +252,25 @@ static int cmd_top(sm_cli *cli, int argc, char **argv)
         free(ok);
         free(samples);
         sm_sandbox_info_list_free(list, n);
-        if (a.count == 0 || tick < a.count)
-            sleep_s(a.interval);
+        if (a->count == 0 || tick < a->count)
+            sleep_s(a->interval);
     }
     sigaction(SIGINT, &old, NULL);
     sm_strtab_clear(&states);
     sm_journal_follower_free(follower);
     sm_sampler_free(sampler);
-    sm_map_free(&a.labels);
     return status;
 }
 
 const sm_cmd sm_cmd_top = {
-    "top", "[--interval S] [--count N] [-l K=V]...",
-    "live CPU, memory, pids, IO and failures of every sandbox (JSON lines with -o json)",
-    "  -i, --interval S  seconds between updates (default 1)\n"
-    "  -n, --count N     stop after N updates (default: until Ctrl-C)\n"
-    "  -l, --label K=V   only sandboxes with this label (repeatable)\n",
-    cmd_top};
+    .name = "top",
+    .usage = "[--interval S] [--count N] [-l K=V]...",
+    .summary = "live CPU, memory, pids, IO and failures of every sandbox (JSON lines with -o json)",
+    .flags = CLI_PROVIDER,
+    .opts = top_opts,
+    .args_size = sizeof(top_args),
+    .init = top_init,
+    .opt = top_opt,
+    .run = cmd_top,
+    .done = top_done,
+};

@@ -25,10 +25,4 @@ void sm_cast_resize(sm_cast *c, int cols, int rows);
 void sm_cast_close(sm_cast *c);
 int sm_cast_is_open(const sm_cast *c);
 
-/* Reads a recording: calls fn for every output event in order; the size comes from the header.
- * Returns SM_OK or an error naming the line that is not asciicast v2. */
-int sm_cast_replay(const char *path, int *cols, int *rows,
-                   void (*fn)(double t, const char *data, size_t len, void *ud), void *ud,
-                   sm_error *err);
-
 #endif

@@ -27,7 +27,7 @@
 #include <yaml.h>
 
 #include "core/json.h"
-#include "core/provider.h"
+#include "core/provider_impl.h"
 #include "core/redact.h"
 #include "core/strbuf.h"
 #include "core/util.h"

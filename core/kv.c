@@ -39,19 +39,6 @@ const char *sm_map_get(const sm_map *m, const char *key)
     return kv ? kv->value : NULL;
 }
 
-int sm_map_remove(sm_map *m, const char *key)
-{
-    sm_kv *kv = find(m, key);
-    if (!kv)
-        return -1;
-    free(kv->key);
-    free(kv->value);
-    size_t idx = (size_t)(kv - m->items);
-    memmove(&m->items[idx], &m->items[idx + 1], (m->n - idx - 1) * sizeof *m->items);
-    m->n--;
-    return 0;
-}
-
 void sm_map_copy(sm_map *dst, const sm_map *src)
 {
     sm_map_free(dst);

@@ -20,7 +20,6 @@ typedef struct sm_map {
 
 void sm_map_set(sm_map *m, const char *key, const char *value);
 const char *sm_map_get(const sm_map *m, const char *key);
-int sm_map_remove(sm_map *m, const char *key);    /* 0 if removed, -1 if absent */
 void sm_map_copy(sm_map *dst, const sm_map *src); /* dst is cleared first */
 /* Adds every src entry whose key is not already in dst (src sits "under" dst). */
 void sm_map_merge_under(sm_map *dst, const sm_map *src);

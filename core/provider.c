@@ -1,5 +1,6 @@
-/* The provider registry, provider construction from a config block, handles and sandbox info. */
-#include "core/provider.h"
+/* The provider registry, provider assembly from a config context (the one place it happens),
+ * the front ends' accessors, handles and sandbox info. */
+#include "core/provider_impl.h"
 
 #include <cjson/cJSON.h>
 #include <pthread.h>
@@ -24,17 +25,6 @@ const char *sm_status_name(sm_status s)
     if ((int)s < 0 || s > SM_STATUS_UNKNOWN)
         return "unknown";
     return status_names[s];
-}
-
-int sm_status_parse(const char *name, sm_status *out)
-{
-    for (int i = 0; i <= SM_STATUS_UNKNOWN; i++) {
-        if (name && !strcmp(name, status_names[i])) {
-            *out = (sm_status)i;
-            return 0;
-        }
-    }
-    return -1;
 }
 
 void sm_caps_names(unsigned caps, char *buf, size_t len)
@@ -150,6 +140,78 @@ int sm_provider_new(const char *name, const cJSON *config, sm_provider **out, sm
     }
     *out = p;
     return SM_OK;
+}
+
+int sm_provider_open(const sm_config *config, const char *context, sm_provider **out, sm_error *err)
+{
+    *out = NULL;
+    sm_context ctx;
+    int rc = sm_config_resolve(config, context, &ctx, err);
+    if (rc != SM_OK)
+        return rc;
+    sm_provider *p = NULL;
+    rc = sm_provider_new(ctx.provider, ctx.options, &p, err);
+    if (rc == SM_OK) {
+        free(p->context);
+        p->context = xstrdup(ctx.name);
+        sm_map_copy(&p->default_metadata, &ctx.default_metadata);
+        sm_map_copy(&p->image_rewrites, &ctx.image_rewrites);
+        *out = p;
+    }
+    sm_context_free(&ctx);
+    return rc;
+}
+
+int sm_provider_about(const char *name, const char **summary, unsigned *caps)
+{
+    const sm_provider_ops *ops = sm_provider_lookup(name);
+    if (!ops)
+        return -1;
+    *summary = ops->summary ? ops->summary : "";
+    *caps = ops->caps;
+    return 0;
+}
+
+char *sm_provider_describe_default(const char *name)
+{
+    const sm_provider_ops *ops = sm_provider_lookup(name);
+    sm_provider *p = NULL;
+    if (!ops || !ops->describe || sm_provider_new(name, NULL, &p, NULL) != SM_OK)
+        return NULL;
+    char *note = sm_provider_describe(p);
+    sm_provider_free(p);
+    return note;
+}
+
+const char *sm_provider_name(const sm_provider *p)
+{
+    return p->ops->name;
+}
+
+const char *sm_provider_context(const sm_provider *p)
+{
+    return p->context;
+}
+
+unsigned sm_provider_caps(const sm_provider *p)
+{
+    return p->ops->caps;
+}
+
+int sm_provider_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, size_t *n,
+                     sm_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!(p->ops->caps & SM_CAP_LIST) || !p->ops->list)
+        return sm_error_set(err, SM_ERR_UNSUPPORTED, SM_FAIL_INVALID_REQUEST,
+                            "provider '%s' cannot list its sandboxes", p->ops->name);
+    return p->ops->list(p, f, out, n, err);
+}
+
+char *sm_provider_describe(sm_provider *p)
+{
+    return p->ops->describe ? p->ops->describe(p) : NULL;
 }
 
 void sm_provider_free(sm_provider *p)

@@ -1,12 +1,14 @@
-/* The provider contract (DESIGN.md §2): a vtable of operations plus capability bits, and the
- * registry that maps names to vtables and builds providers from config blocks.
- * Front ends ask for capability bits; they never branch on a provider's name. */
+/* Providers as front ends see them (DESIGN.md §2): an opaque sm_provider built from a config
+ * context, its name, capability bits, list and runtime notes, and what it says about
+ * sandboxes. Front ends ask for capability bits; they never branch on a provider's name nor
+ * read its vtable (that is core/provider_impl.h, for providers/ and core). */
 #ifndef SM_PROVIDER_H
 #define SM_PROVIDER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "core/kv.h"
 #include "core/spec.h"
@@ -25,7 +27,6 @@ typedef enum sm_status {
 } sm_status;
 
 const char *sm_status_name(sm_status s);
-int sm_status_parse(const char *name, sm_status *out);
 
 /* Capability bits for the optional operations. */
 enum {
@@ -40,14 +41,6 @@ enum {
 
 /* Names of the capability bits, for `sandman providers`. */
 void sm_caps_names(unsigned caps, char *buf, size_t len);
-
-/* A live reference to one sandbox. raw belongs to the provider (freed by handle_free). */
-typedef struct sm_handle {
-    char *id;
-    char *provider; /* provider name */
-    void *raw;
-    char *warning; /* set by create: what the sandbox runs without, for the user (owned) */
-} sm_handle;
 
 /* What a provider knows about one sandbox (status, list). All strings owned. */
 typedef struct sm_sandbox_info {
@@ -94,75 +87,38 @@ typedef struct sm_list_filter {
     bool all;             /* include ended sandboxes (and, for engines, every container) */
 } sm_list_filter;
 
-typedef struct sm_provider_ops {
-    const char *name;
-    const char *summary;
-    unsigned caps;
-    const char *const *config_keys; /* allowed config keys (NULL-terminated) */
-
-    /* Required. */
-    int (*init)(sm_provider *p, const cJSON *config, sm_error *err);
-    void (*destroy)(sm_provider *p);
-    int (*create)(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error *err);
-    int (*exec)(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec_result *res,
-                sm_error *err);
-    int (*upload)(sm_provider *p, sm_handle *h, const char *local, const char *remote,
-                  sm_error *err);
-    int (*download)(sm_provider *p, sm_handle *h, const char *remote, const char *local,
-                    sm_error *err);
-    /* Fills info; a transient error yields status UNKNOWN rather than an error code. */
-    int (*status)(sm_provider *p, sm_handle *h, sm_sandbox_info *info, sm_error *err);
-    /* Ends the sandbox and removes every trace; already gone = success. */
-    int (*close)(sm_provider *p, sm_handle *h, sm_error *err);
-    void (*handle_free)(sm_provider *p, sm_handle *h);
-
-    /* Optional (behind capability bits). */
-    int (*pty_open)(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pty **out,
-                    sm_error *err);
-    int (*pty_attach)(sm_provider *p, sm_handle *h, const char *session_id, bool takeover,
-                      long long since, sm_pty **out, sm_error *err);
-    /* The PTY sessions a sandbox holds (with SM_CAP_PTY_ATTACH). */
-    int (*pty_sessions)(sm_provider *p, sm_handle *h, sm_pty_session_info **out, size_t *n,
-                        sm_error *err);
-    int (*endpoint)(sm_provider *p, sm_handle *h, int port, sm_endpoint *out, sm_error *err);
-    int (*list)(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, size_t *n,
-                sm_error *err);
-    int (*stats)(sm_provider *p, sm_handle *h, sm_sample *out, sm_error *err);
-    cJSON *(*serialize)(sm_provider *p, sm_handle *h);
-    int (*connect)(sm_provider *p, const cJSON *descriptor, sm_handle **out, sm_error *err);
-    int (*pause)(sm_provider *p, sm_handle *h, sm_error *err);
-    int (*resume)(sm_provider *p, sm_handle *h, sm_error *err);
-    /* Runtime notes for `sandman providers` (e.g. cgroup version, limits enforced); may be
-     * NULL. Returns a malloc'd line. */
-    char *(*describe)(sm_provider *p);
-} sm_provider_ops;
-
-struct sm_provider {
-    const sm_provider_ops *ops;
-    char *context;           /* config block name (or the provider name) */
-    sm_map default_metadata; /* merged under every spec's metadata */
-    sm_map image_rewrites;   /* ordered prefix rules: from -> to */
-    void *impl;
-};
-
-/* Registry. Registering the same name twice (or an empty name) is an error. */
-int sm_provider_register(const sm_provider_ops *ops, sm_error *err);
-const sm_provider_ops *sm_provider_lookup(const char *name);
-/* Sorted names; the array is static storage valid until the next register call. */
+/* The registry's names, sorted; the array is static storage valid until the next register
+ * call. */
 size_t sm_provider_names(const char **names, size_t max);
-/* Test support: forget every registration. */
-void sm_provider_registry_reset(void);
+/* What the registry knows of a provider without building it; -1 for an unknown name. */
+int sm_provider_about(const char *name, const char **summary, unsigned *caps);
+/* The runtime notes of a provider built with its defaults (`sandman providers`), or NULL
+ * when it has none or cannot be built. Caller frees. */
+char *sm_provider_describe_default(const char *name);
 
-/* Builds a provider: validates config keys against ops->config_keys, then ops->init.
- * config may be NULL ({}). On success *out is owned by the caller (sm_provider_free). */
+/* Builds a provider: validates config keys against the provider's allowed keys, then its
+ * init. config may be NULL ({}). On success *out is owned by the caller (sm_provider_free). */
 int sm_provider_new(const char *name, const cJSON *config, sm_provider **out, sm_error *err);
+/* The one place a provider is assembled from configuration: the context named (NULL: the
+ * config's default, see sm_config_resolve) with its options, default_metadata and image
+ * rewrites. On success *out is owned by the caller (sm_provider_free). */
+int sm_provider_open(const sm_config *config, const char *context, sm_provider **out,
+                     sm_error *err);
 void sm_provider_free(sm_provider *p);
 
-void sm_handle_free(sm_provider *p, sm_handle *h);
-sm_handle *sm_handle_new(const char *id, const char *provider);
+/* The front ends' view of a built provider. */
+const char *sm_provider_name(const sm_provider *p);
+/* The config block it came from (or the provider name). */
+const char *sm_provider_context(const sm_provider *p);
+unsigned sm_provider_caps(const sm_provider *p);
+/* What exists now (SM_CAP_LIST; SM_ERR_UNSUPPORTED without it), oldest first. *out is
+ * malloc'd (sm_sandbox_info_list_free). */
+int sm_provider_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, size_t *n,
+                     sm_error *err);
+/* Runtime notes (cgroup version, limits enforced, ...), or NULL. Caller frees. */
+char *sm_provider_describe(sm_provider *p);
 
 /* Looks up a sandbox by id or unique id prefix through the provider's list (ended ones too).
  * *full is malloc'd. Errors: SM_ERR_NOT_FOUND, SM_ERR_AMBIGUOUS (names the candidates). */
 int sm_provider_resolve_id(sm_provider *p, const char *prefix, char **full, sm_error *err);
-
 #endif

@@ -148,11 +148,6 @@ void sm_pty_detach(sm_pty *p)
         p->ops->close(p);
 }
 
-bool sm_pty_can_detach(const sm_pty *p)
-{
-    return p && p->ops->detach != NULL;
-}
-
 void sm_pty_marker_token(char token[18])
 {
     memcpy(token, "NGPTY", 5);

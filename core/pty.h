@@ -66,7 +66,6 @@ void sm_pty_close(sm_pty *p);
 /* Leaves the session running for a later attach (when the provider keeps sessions; otherwise
  * the same as close) and frees p. */
 void sm_pty_detach(sm_pty *p);
-bool sm_pty_can_detach(const sm_pty *p);
 
 /* Marker protocol. The token is "NGPTY" + 12 hex characters. */
 void sm_pty_marker_token(char token[18]);

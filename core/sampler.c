@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include "core/provider_impl.h"
 #include "core/strtab.h"
 #include "core/util.h"
 

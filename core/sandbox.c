@@ -12,6 +12,7 @@
 #include "core/attribution.h"
 #include "core/journal.h"
 #include "core/json.h"
+#include "core/provider_impl.h"
 #include "core/redact.h"
 #include "core/util.h"
 
@@ -451,6 +452,23 @@ int sm_sandbox_pty_sessions(sm_sandbox *s, sm_pty_session_info **out, size_t *n,
     if (rc != SM_OK)
         return rc;
     return s->provider->ops->pty_sessions(s->provider, s->handle, out, n, err);
+}
+
+int sm_sandbox_pause(sm_sandbox *s, bool pause, sm_error *err)
+{
+    int rc = need_handle(s, err);
+    if (rc == SM_OK)
+        rc = need_cap(s, SM_CAP_PAUSE, pause ? "pause" : "resume", err);
+    if (rc != SM_OK)
+        return rc;
+    const sm_provider_ops *ops = s->provider->ops;
+    rc = (pause ? ops->pause : ops->resume)(s->provider, s->handle, err);
+    if (rc != SM_OK) {
+        journal_error(s, pause ? "pause" : "resume", err);
+        return rc;
+    }
+    sm_journal_append(pname(s), s->handle->id, "lifecycle", pause ? "paused" : "resumed", NULL);
+    return SM_OK;
 }
 
 int sm_sandbox_stop(sm_sandbox *s, sm_error *err)

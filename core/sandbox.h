@@ -44,6 +44,9 @@ int sm_sandbox_pty_attach(sm_sandbox *s, const char *session_id, bool takeover, 
                           sm_pty **out, sm_error *err);
 /* The PTY sessions the sandbox holds; *out is malloc'd (free it). */
 int sm_sandbox_pty_sessions(sm_sandbox *s, sm_pty_session_info **out, size_t *n, sm_error *err);
+/* Freezes every process of the sandbox (pause) or lets them run again (SM_CAP_PAUSE;
+ * SM_ERR_UNSUPPORTED without it). Journaled. */
+int sm_sandbox_pause(sm_sandbox *s, bool pause, sm_error *err);
 /* Ends the sandbox and removes every trace (provider state and journal). Idempotent. */
 int sm_sandbox_stop(sm_sandbox *s, sm_error *err);
 

@@ -113,11 +113,3 @@ void sm_strtab_retain(sm_strtab *t, const char *const *keys, size_t n)
     t->cap = cap;
     t->count = count;
 }
-
-void sm_strtab_each(const sm_strtab *t, void (*fn)(const char *key, void *value, void *ud),
-                    void *ud)
-{
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].key && t->slots[i].value)
-            fn(t->slots[i].key, t->slots[i].value, ud);
-}

@@ -22,8 +22,5 @@ void *sm_strtab_get(const sm_strtab *t, const char *key);
 void sm_strtab_put(sm_strtab *t, const char *key, void *value);
 /* Keeps only the keys listed; frees the values of the others. */
 void sm_strtab_retain(sm_strtab *t, const char *const *keys, size_t n);
-/* Calls fn for every entry (order unspecified). */
-void sm_strtab_each(const sm_strtab *t, void (*fn)(const char *key, void *value, void *ud),
-                    void *ud);
 
 #endif

@@ -3,7 +3,7 @@
 
 #include <pthread.h>
 
-#include "core/provider.h"
+#include "core/provider_impl.h"
 #include "providers/docker/docker_provider.h"
 #include "providers/local/local_provider.h"
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/provider.h"
+#include "core/provider_impl.h"
 
 /* Creates a fresh temp dir, points $SANDMAN_STATE_DIR at it and registers built-ins.
  * Returns the dir (static storage). */

@@ -49,12 +49,7 @@ static void refresh_work(uv_work_t *req)
     refresh_job *j = req->data;
     sm_error_clear(&j->err);
     sm_list_filter f = {.labels = NULL, .all = true};
-    if (!(j->p->ops->caps & SM_CAP_LIST) || !j->p->ops->list) {
-        j->rc = sm_error_set(&j->err, SM_ERR_UNSUPPORTED, SM_FAIL_INVALID_REQUEST,
-                             "provider '%s' cannot list its sandboxes", j->p->ops->name);
-    } else {
-        j->rc = j->p->ops->list(j->p, &f, &j->list, &j->n, &j->err);
-    }
+    j->rc = sm_provider_list(j->p, &f, &j->list, &j->n, &j->err);
     if (j->rc == SM_OK) {
         j->samples = xcalloc(j->n ? j->n : 1, sizeof *j->samples);
         j->ok = xcalloc(j->n ? j->n : 1, sizeof *j->ok);
@@ -75,7 +70,7 @@ static void refresh_done(uv_work_t *req, int status)
     } else {
         app->refreshing = false;
         if (j->rc == SM_OK) {
-            tui_model_update(&app->model, j->list, j->n, j->samples, j->ok, j->p->ops->name);
+            tui_model_update(&app->model, j->list, j->n, j->samples, j->ok, sm_provider_name(j->p));
             app->model.error[0] = app->model.error_label[0] = '\0';
         } else { /* the rows of the last good refresh stay, marked stale (list.c) */
             tui_model *m = &app->model;
@@ -362,29 +357,13 @@ void tui_app_palette(tui_app *app, const char *line)
 
 void tui_app_switch_context(tui_app *app, const char *name)
 {
-    sm_cli probe;
-    cli_init(&probe);
-    char *errbuf = NULL;
-    size_t elen = 0;
-    probe.err = open_memstream(&errbuf, &elen);
-    probe.context_name = xstrdup(name);
-    probe.config_path = app->cli->config_path ? xstrdup(app->cli->config_path) : NULL;
-    int status = 0;
-    sm_provider *p = cli_provider(&probe, &status);
-    fclose(probe.err);
-    probe.err = NULL;
-    if (!p) {
-        char *nl = errbuf ? strchr(errbuf, '\n') : NULL;
-        if (nl)
-            *nl = '\0';
-        tui_app_status(app, true, "%s", errbuf && *errbuf ? errbuf : "cannot switch context");
-        free(errbuf);
-        cli_free(&probe);
+    sm_provider *p = NULL;
+    sm_error err;
+    sm_error_clear(&err);
+    if (sm_provider_open(&app->cli->config, name, &p, &err) != SM_OK) {
+        tui_app_status(app, true, "sandman: %s", err.msg[0] ? err.msg : "cannot switch context");
         return;
     }
-    free(errbuf);
-    probe.provider = NULL; /* keep it: the dashboard owns it now */
-    cli_free(&probe);
     /* The old provider may still be in a refresh (a hung engine holds one until it times
      * out): that result is dropped when it ends, and the new context's refresh starts now. */
     app->retired = xrealloc(app->retired, (app->nretired + 1) * sizeof *app->retired);
@@ -398,8 +377,8 @@ void tui_app_switch_context(tui_app *app, const char *name)
     app->sampler = sm_sampler_new(p);
     free(app->context);
     app->context = xstrdup(name);
-    tui_model_set_provider(&app->model, p->ops->name);
-    tui_app_status(app, false, "context %s (%s)", name, p->ops->name);
+    tui_model_set_provider(&app->model, sm_provider_name(p));
+    tui_app_status(app, false, "context %s (%s)", name, sm_provider_name(p));
     start_refresh(app);
 }
 
@@ -464,7 +443,7 @@ static void draw_header(tui_app *app)
     tui_fill(0, 0, app->cols, h);
     char left[512], load[64] = "";
     snprintf(left, sizeof left, " sandman  ctx %s (%s)", app->context ? app->context : "-",
-             app->provider ? app->provider->ops->name : "-");
+             app->provider ? sm_provider_name(app->provider) : "-");
     int x = tui_put(0, 0, app->cols, left, h | A_BOLD, false) + 2;
     static const tui_role roles[] = {TH_STATUS_STARTING, TH_STATUS_RUNNING, TH_STATUS_STOPPED,
                                      TH_STATUS_ERROR, TH_STATUS_UNKNOWN};
@@ -515,7 +494,7 @@ static void draw_header(tui_app *app)
         static const char *spin_a[] = {"|", "/", "-", "\\"};
         r += (size_t)snprintf(right + r, sizeof right - r, "%s waiting for %s  ",
                               tui_unicode ? spin_u[app->spinner % 10] : spin_a[app->spinner % 4],
-                              app->provider ? app->provider->ops->name : "provider");
+                              app->provider ? sm_provider_name(app->provider) : "provider");
     }
     if (m->filter[0])
         r += (size_t)snprintf(right + r, sizeof right - r, "filter: %s  ", m->filter);
@@ -784,11 +763,12 @@ static void handle_key(tui_app *app, wint_t ch, bool is_key)
     }
     if ((key == 't' || key == 'T') && app->view != VIEW_EVENTS) {
         tui_row *r = tui_model_selected(&app->model);
-        if (r && r->info->status == SM_STATUS_RUNNING && (app->provider->ops->caps & SM_CAP_PTY))
+        if (r && r->info->status == SM_STATUS_RUNNING &&
+            (sm_provider_caps(app->provider) & SM_CAP_PTY))
             tui_panes_open(app, r->info->id, key == 'T');
         else if (r)
             tui_app_status(app, true, "%s",
-                           !(app->provider->ops->caps & SM_CAP_PTY)
+                           !(sm_provider_caps(app->provider) & SM_CAP_PTY)
                                ? "this provider has no terminals"
                                : "the sandbox is not running");
         return;
@@ -945,11 +925,11 @@ int tui_run(sm_cli *cli)
         return status;
     cli->provider = NULL; /* the dashboard owns it and may replace it (:ctx) */
     app.provider = p;
-    app.context = xstrdup(p->context);
+    app.context = xstrdup(sm_provider_context(p));
     app.sampler = sm_sampler_new(p);
     app.follower = sm_journal_follower_new(256 * 1024);
     tui_model_init(&app.model);
-    tui_model_set_provider(&app.model, p->ops->name);
+    tui_model_set_provider(&app.model, sm_provider_name(p));
     /* a hung provider holds a worker thread until its call times out; with a context switch
      * or two, libuv's default four could all be held */
     setenv("UV_THREADPOOL_SIZE", "16", 0);

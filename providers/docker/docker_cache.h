@@ -4,7 +4,7 @@
 #ifndef SM_DOCKER_CACHE_H
 #define SM_DOCKER_CACHE_H
 
-#include "core/provider.h"
+#include "core/provider_impl.h"
 #include "providers/docker/docker_engine.h"
 
 typedef struct docker_executor docker_executor; /* docker_executor.h */

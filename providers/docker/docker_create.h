@@ -3,7 +3,7 @@
 #ifndef SM_DOCKER_CREATE_H
 #define SM_DOCKER_CREATE_H
 
-#include "core/provider.h"
+#include "core/provider_impl.h"
 
 int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error *err);
 

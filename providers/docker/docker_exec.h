@@ -4,7 +4,7 @@
 #ifndef SM_DOCKER_EXEC_H
 #define SM_DOCKER_EXEC_H
 
-#include "core/provider.h"
+#include "core/provider_impl.h"
 
 int docker_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec_result *res,
                 sm_error *err);

@@ -2,7 +2,7 @@
 #ifndef SM_DOCKER_FS_H
 #define SM_DOCKER_FS_H
 
-#include "core/provider.h"
+#include "core/provider_impl.h"
 
 int docker_upload(sm_provider *p, sm_handle *h, const char *local, const char *remote,
                   sm_error *err);

@@ -3,7 +3,7 @@
 #ifndef SM_DOCKER_INFO_H
 #define SM_DOCKER_INFO_H
 
-#include "core/provider.h"
+#include "core/provider_impl.h"
 
 int docker_status(sm_provider *p, sm_handle *h, sm_sandbox_info *info, sm_error *err);
 int docker_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, size_t *n,

@@ -3,7 +3,7 @@
 #ifndef SM_DOCKER_PTY_H
 #define SM_DOCKER_PTY_H
 
-#include "core/provider.h"
+#include "core/provider_impl.h"
 
 int docker_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pty **out,
                     sm_error *err);

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "core/provider.h"
+#include "core/provider_impl.h"
 
 /* The hierarchies a sandbox is placed on. The first slots are the controllers whose limits and
  * counters we use (cpu and cpuacct share a directory when co-mounted); every other mounted v1

@@ -73,6 +73,87 @@ expect_eq "an ambiguous id prefix exits 2" 2 "$RC"
 expect_match "listing the candidates" "id prefix '$DUP' matches [0-9]+ sandboxes \($DUP" "$ERR"
 "$SANDMAN" rm $("$SANDMAN" ls -q) >/dev/null
 
+# Options go anywhere before "--" (or before the command's first word), also after the id.
+ID=$("$SANDMAN" create)
+run "$SANDMAN" exec "$ID" --timeout 1 -- 'sleep 5'
+expect_eq "exec ID --timeout 1 -- CMD times out (125), --timeout is not the command" 125 "$RC"
+expect_match "saying so" "exec timeout" "$ERR"
+run "$SANDMAN" exec "$ID" -u nobody -- id -un
+expect_eq "exec ID -u nobody -- id runs as nobody" "nobody" "$OUT"
+run "$SANDMAN" exec "$ID" -e GREETING=hi -w /tmp -- 'echo $GREETING $(pwd)'
+expect_eq "-e and -w after the id apply" "hi /tmp" "$OUT"
+run "$SANDMAN" exec "$ID" printf '%s' -x
+expect_eq "without --, the command's first word ends sandman's options" "-x" "$OUT"
+run "$SANDMAN" exec "$ID" -- echo --timeout 2
+expect_eq "words after -- are the command's, options or not" "--timeout 2" "$OUT"
+run "$SANDMAN" status "$ID" -o json
+expect_eq "a common option after the id" "running" "$(echo "$OUT" | json 'd["status"]')"
+run "$SANDMAN" exec "$ID" --bogus -- true
+expect_match "an unknown option after the id is still named" "unknown option --bogus" "$ERR"
+run "$SANDMAN" exec "$ID"
+expect_eq "exec without a command exits 2" 2 "$RC"
+expect_match "saying what is missing" "missing command \(sandman exec ID" "$ERR"
+run "$SANDMAN" status "$ID" extra
+expect_match "a word too many is named" "unexpected argument 'extra'" "$ERR"
+
+# Generated --help: the usage line, the summary, every declared option with its value's name
+# and help, then the common options.
+run "$SANDMAN" exec --help
+expect_eq "exec --help exits 0" 0 "$RC"
+expect_match "with the usage line" "^usage: sandman exec ID \[options\] -- CMD\.\.\." "$OUT"
+expect_match "each option with its value's name and help" \
+    "-t, --timeout S +kill the command after S seconds \(default 180\); exit 125" "$OUT"
+expect_match "a long option without a short one" "      --env-file F +KEY=VALUE lines" "$OUT"
+check "continued help lines line up under the help column" python3 -c "
+import sys; lines = sys.argv[1].splitlines()
+t = next(l for l in lines if '--timeout' in l); c = next(l for l in lines if \"sandman's environment\" in l)
+sys.exit(0 if t.index('kill') == len(c) - len(c.lstrip()) > 0 else 1)" "$OUT"
+expect_match "then the common options" "^common options:$" "$OUT"
+expect_match "each with its help" "^  -o, --output FORMAT +text \(default\) or json$" "$OUT"
+run "$SANDMAN" shell --help
+expect_match "shell --help shows create's options under their own heading" "^create options \(with --new" "$OUT"
+expect_match "all of them" "^  -m, --memory-mib N +memory limit in MiB" "$OUT"
+expect_no_match "but not --entrypoint, which a shell refuses" "entrypoint" "$OUT"
+run "$SANDMAN" shell --new --entrypoint sleep
+expect_eq "shell --new --entrypoint exits 2" 2 "$RC"
+expect_match "saying it is create's" "--entrypoint is for create" "$ERR"
+run "$SANDMAN" demo --help
+expect_no_match "internal options stay out of --help" "--driver|--ready-fd" "$OUT"
+for verb in $("$SANDMAN" --help | sed -n 's/^  \([a-z]*\) .*/\1/p'); do
+    run "$SANDMAN" "$verb" --help
+    check "'$verb --help' exits 0 with its usage line" \
+        sh -c "[ $RC -eq 0 ] && printf '%s' \"\$1\" | head -1 | grep -q '^usage: sandman $verb'" _ "$OUT"
+done
+run "$SANDMAN" exec "$ID" --help -- true
+expect_match "--help after the id shows the help, running nothing" "^usage: sandman exec" "$OUT"
+
+# pause/resume need the pause capability; the local provider says it has none.
+run "$SANDMAN" pause "$ID"
+expect_eq "pause on the local provider exits 1" 1 "$RC"
+expect_match "saying the provider cannot" "provider 'local' does not support pause" "$ERR"
+check "in one line" one_line "$ERR"
+run "$SANDMAN" resume "$ID"
+expect_match "resume too" "provider 'local' does not support resume" "$ERR"
+run "$SANDMAN" exec "$ID" -- echo still
+expect_eq "and the sandbox runs on" "still" "$OUT"
+
+# A full id goes straight to the sandbox; only a prefix lists them all. Another record
+# whose spec is a FIFO would block any listing (reading it waits for a writer): exec, cp and
+# status of a full id never touch it.
+BROKEN=$SANDMAN_STATE_DIR/local/aaaaaaaaaaaa
+mkdir -p "$BROKEN" && mkfifo "$BROKEN/spec.json"
+run timeout 20 "$SANDMAN" exec "$ID" -- echo direct
+expect_eq "exec of a full id does not list the others" "0 direct" "$RC $OUT"
+run timeout 20 "$SANDMAN" status "$ID"
+expect_eq "nor does status" 0 "$RC"
+echo hello >"$SANDMAN_STATE_DIR/up.txt"
+run timeout 20 "$SANDMAN" cp "$SANDMAN_STATE_DIR/up.txt" "$ID:/tmp/up.txt"
+expect_eq "nor cp" 0 "$RC"
+rm -rf "$BROKEN"
+run "$SANDMAN" exec "${ID:0:8}" -- echo prefix
+expect_eq "a prefix still resolves (through the list)" "prefix" "$OUT"
+"$SANDMAN" rm "$ID" >/dev/null
+
 # Config files
 printf 'sandbox:\n  local: {network: none\n' >"$SANDMAN_STATE_DIR/broken.yaml"
 run "$SANDMAN" -c "$SANDMAN_STATE_DIR/broken.yaml" ls

@@ -97,6 +97,27 @@ run S exec "$ID" -- 'head -c 300000 /dev/zero | tr "\0" x; head -c 200000 /dev/z
 expect_eq "large outputs arrive whole on stdout" 300000 "${#OUT}"
 expect_eq "and on stderr" 200000 "${#ERR}"
 
+# ---- pause / resume: the engine freezes the container and thaws it
+state() { api GET "/containers/$ID/json" | json 'd["State"]["Status"]'; }
+run S pause "$ID"
+expect_eq "pause exits 0" 0 "$RC"
+expect_eq "and prints the id" "$ID" "$OUT"
+expect_eq "the engine has the container paused" "paused" "$(state)"
+run S resume "${ID:0:12}"
+expect_eq "resume (by id prefix) exits 0" 0 "$RC"
+expect_eq "the engine runs it again" "running" "$(state)"
+run S exec "$ID" -- echo thawed
+expect_eq "and commands run in it again" "thawed" "$OUT"
+run S events "$ID"
+expect_match "the journal has the pause" "lifecycle +paused" "$OUT"
+expect_match "and the resume" "lifecycle +resumed" "$OUT"
+
+# ---- options after the id: --timeout is an option, not the command
+run S exec "$ID" --timeout 1 -- 'sleep 5'
+expect_eq "exec ID --timeout 1 -- CMD times out (125)" 125 "$RC"
+run S exec "$ID" -u nobody -- id -u
+expect_eq "exec ID -u nobody -- CMD runs as nobody" "65534" "$OUT"
+
 # ---- timeout: 125 + timeout, near the limit, and the processes are gone
 # (the command's own duration is judged: the CLI's start-up is not part of the timeout; the
 # kill is one more exec, ~0.2 s here, more on a loaded machine: hence 2.5 s)

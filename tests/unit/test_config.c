@@ -14,7 +14,7 @@
 
 #include "core/config.h"
 #include "core/json.h"
-#include "core/provider.h"
+#include "core/provider_impl.h"
 #include "core/redact.h"
 #include "core/util.h"
 

@@ -533,11 +533,6 @@ void tui_term_key(tui_term *t, VTermKey key, VTermModifier mod)
     vterm_keyboard_key(t->vt, key, mod);
 }
 
-void tui_term_char(tui_term *t, uint32_t ch, VTermModifier mod)
-{
-    vterm_keyboard_unichar(t->vt, ch, mod);
-}
-
 void tui_term_paste(tui_term *t, const char *utf8, size_t len)
 {
     vterm_keyboard_start_paste(t->vt);

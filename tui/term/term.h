@@ -50,7 +50,6 @@ void tui_term_size(const tui_term *t, int *rows, int *cols);
 
 /* Keyboard and paste, encoded by libvterm for the program. */
 void tui_term_key(tui_term *t, VTermKey key, VTermModifier mod);
-void tui_term_char(tui_term *t, uint32_t ch, VTermModifier mod);
 void tui_term_paste(tui_term *t, const char *utf8, size_t len);
 /* Mouse at screen cell (row, col); button 0 = move only. */
 void tui_term_mouse(tui_term *t, int row, int col, int button, bool pressed, VTermModifier mod);

@@ -1,15 +1,18 @@
-/* sandman's entry point: dispatches a verb from the command table, or opens the dashboard. */
+/* sandman's entry point: registers the providers and the command table, then runs a verb, or
+ * the dashboard when none is given. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "main/commands.h"
 #include "providers/builtin.h"
 
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
     sm_builtin_register_all();
+    cli_set_commands(sm_command_table);
     sm_cli cli;
     cli_init(&cli);
     int status;
