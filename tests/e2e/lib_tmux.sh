@@ -28,6 +28,24 @@ tmux_cleanup() {
 }
 trap tmux_cleanup EXIT
 
+# fresh_session COLS ROWS COMMAND: replaces the test's tmux session. Killing the last session
+# makes the server exit, and a new-session that reaches it while it exits fails ("server exited
+# unexpectedly"): wait for it to be gone, and try again if the race was lost anyway.
+fresh_session() {
+    tm kill-session -t "$DASH" >/dev/null 2>&1
+    local i
+    for i in $(seq 50); do
+        tm list-sessions >/dev/null 2>&1 || break
+        tm has-session -t "$DASH" 2>/dev/null || break
+        sleep 0.1
+    done
+    for i in 1 2 3 4 5; do
+        tm new-session -d -s "$DASH" -x "$1" -y "$2" "$3" && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
 # dash_start [-x COLS] [-y ROWS] [-e VAR=VALUE]... [SANDMAN ARGS...]: starts the dashboard in a
 # fresh tmux session. When it exits, the pane shows "EXIT=<status>" and stays open.
 dash_start() {
@@ -44,8 +62,7 @@ dash_start() {
     cmd=$(printf '%q ' env TERM=xterm-256color LC_ALL=C.UTF-8 SANDMAN_INTERVAL=0.5 \
         "SANDMAN_STATE_DIR=$SANDMAN_STATE_DIR" "SANDMAN_SUPERVISOR=${SANDMAN_SUPERVISOR:-}" \
         "XDG_CONFIG_HOME=$XDG_CONFIG_HOME" "${envs[@]}" "$SANDMAN" "$@")
-    tm kill-session -t "$DASH" >/dev/null 2>&1
-    tm new-session -d -s "$DASH" -x "$cols" -y "$rows" "$cmd; echo EXIT=\$?; sleep 600"
+    fresh_session "$cols" "$rows" "$cmd; echo EXIT=\$?; sleep 600"
 }
 
 # screen: the visible text of the pane; screen_sgr: the same with the SGR attribute escapes.
@@ -175,8 +192,7 @@ run_in_tmux() {
     envs=$(printf '%q ' TERM=xterm-256color LC_ALL=C.UTF-8 SANDMAN_INTERVAL=0.5 \
         "SANDMAN_STATE_DIR=$SANDMAN_STATE_DIR" "SANDMAN_SUPERVISOR=${SANDMAN_SUPERVISOR:-}" \
         "XDG_CONFIG_HOME=$XDG_CONFIG_HOME" "SANDMAN=$SANDMAN")
-    tm kill-session -t "$DASH" >/dev/null 2>&1
-    tm new-session -d -s "$DASH" -x "$cols" -y "$rows" "export $envs; $1; echo EXIT=\$?; sleep 600"
+    fresh_session "$cols" "$rows" "export $envs; $1; echo EXIT=\$?; sleep 600"
 }
 
 # prompt_re ID: the sandbox shell's prompt at the end of a line (root@sbx-<first 8 of the id>).
