@@ -1,72 +1,14 @@
-/* Overlays over the views: the help box, the delete confirmation, the create form, the output
+/* Overlays over the views: the delete confirmation, the create form, the output
  * of a palette command, and the bottom-line prompts for "/" (filter) and ":" (commands). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
-#include "tui/app.h"
+#include "tui/jobs.h"
+#include "tui/palette.h"
+#include "tui/panes/panes.h"
+#include "tui/views/views.h"
 #include "tui/widgets/draw.h"
-
-/* A centered box of at most h x w, clamped to the screen. */
-static void centered(tui_app *app, int h, int w, int *y, int *x, int *oh, int *ow)
-{
-    *oh = h < app->rows - 2 ? h : app->rows - 2;
-    *ow = w < app->cols - 2 ? w : app->cols - 2;
-    *y = (app->rows - *oh) / 2;
-    *x = (app->cols - *ow) / 2;
-}
-
-void tui_help_draw(tui_app *app)
-{
-    static const char *lines[][2] = {
-        {"j k ↑ ↓", "move"},
-        {"PgUp PgDn g G", "page, top, bottom"},
-        {"Enter", "details of the sandbox"},
-        {"Esc", "back / clear the filter"},
-        {"/", "filter: id, label k=v, status or failure kind"},
-        {"s  S", "sort by the next column / reverse"},
-        {"space  a", "mark / mark all"},
-        {"d", "delete marked (or the selected) sandboxes"},
-        {"n", "create a sandbox"},
-        {"e  1  2", "events view / sandboxes / events"},
-        {":", "command: any CLI verb, e.g. :create --memory-mib 64"},
-        {":ctx NAME", "switch provider context"},
-        {"r  Ctrl-L", "refresh now / redraw"},
-        {"mouse", "click selects, double-click opens, wheel scrolls"},
-        {"t  T", "terminal into the sandbox (re-attaches a detached one) / a new one"},
-        {"Ctrl-b 1 2 3-9", "list / events / terminal tabs;  n p  next / previous"},
-        {"Ctrl-b % o", "split beside the list (or a terminal) / other side"},
-        {"Ctrl-b [ /", "scroll back / search it (n N next, v select, y copy)"},
-        {"Ctrl-b R d x", "record to .cast / detach (keeps running) / close"},
-        {"q", "quit"},
-    };
-    int n = (int)(sizeof lines / sizeof lines[0]);
-    int y, x, h, w;
-    /* A blank line and the closing hint under the keys when the screen is tall enough; else
-     * (80x24) the hint goes into the bottom border so that every key still shows; on a
-     * shorter screen the last line says how many did not fit. */
-    bool roomy = n + 4 <= app->rows - 2;
-    centered(app, roomy ? n + 4 : n + 2, 76, &y, &x, &h, &w);
-    tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), "keys");
-    int fit = roomy ? n : h - 2;
-    for (int i = 0; i < n && i < fit; i++) {
-        if (i == fit - 1 && fit < n) {
-            char more[80];
-            snprintf(more, sizeof more, "... %d more: a taller terminal shows them", n - i);
-            tui_put(y + 1 + i, x + 2, w - 4, more, tui_attr(TH_DIM), false);
-            break;
-        }
-        const char *k = lines[i][0];
-        if (!tui_unicode && !strcmp(k, "j k ↑ ↓"))
-            k = "j k Up Down";
-        tui_put(y + 1 + i, x + 2, 16, k, tui_attr(TH_KEY), false);
-        tui_put(y + 1 + i, x + 19, w - 21, lines[i][1], tui_attr(TH_NORMAL), false);
-    }
-    if (roomy)
-        tui_put(y + h - 2, x + 2, w - 4, "any key closes this", tui_attr(TH_DIM), false);
-    else
-        tui_put(y + h - 1, x + 2, w - 4, " any key closes this ", tui_attr(TH_DIM), false);
-}
 
 /* ---- delete confirmation ---------------------------------------------------------------- */
 
@@ -96,7 +38,7 @@ void tui_confirm_close(tui_app *app)
 void tui_confirm_draw(tui_app *app)
 {
     int y, x, h, w;
-    centered(app, 7, 64, &y, &x, &h, &w);
+    tui_centered(app->rows, app->cols, 7, 64, &y, &x, &h, &w);
     tui_box(y, x, h, w, tui_attr(TH_FAILURE), tui_attr(TH_NORMAL), "delete");
     char buf[256];
     snprintf(buf, sizeof buf, "Delete %zu sandbox%s? They are ended and every trace removed.",
@@ -120,7 +62,7 @@ bool tui_confirm_key(tui_app *app, int key)
         char title[64];
         snprintf(title, sizeof title, "deleting %zu sandbox%s", app->confirm_n,
                  app->confirm_n == 1 ? "" : "es");
-        tui_app_run_command(app, (int)app->confirm_n + 1, argv, title);
+        tui_jobs_command(app, (int)app->confirm_n + 1, argv, title);
         free(argv);
         for (size_t i = 0; i < app->model.nrows; i++)
             app->model.rows[i].st->marked = false;
@@ -138,7 +80,7 @@ void tui_sessions_draw(tui_app *app)
 {
     int y, x, h, w;
     int rows = (int)app->npick + 1;
-    centered(app, rows + 5, 72, &y, &x, &h, &w);
+    tui_centered(app->rows, app->cols, rows + 5, 72, &y, &x, &h, &w);
     char buf[160];
     snprintf(buf, sizeof buf, "sessions of %.12s", app->pick_sandbox);
     tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), buf);
@@ -208,7 +150,7 @@ void tui_form_open(tui_app *app)
 void tui_form_draw(tui_app *app)
 {
     int y, x, h, w;
-    centered(app, TUI_FORM_FIELDS + 5, 60, &y, &x, &h, &w);
+    tui_centered(app->rows, app->cols, TUI_FORM_FIELDS + 5, 60, &y, &x, &h, &w);
     tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), "new sandbox");
     for (int i = 0; i < TUI_FORM_FIELDS && i < h - 4; i++) {
         bool focus = app->form.field == i;
@@ -249,7 +191,7 @@ static void form_submit(tui_app *app)
             argv[argc++] = (char *)v;
         }
     }
-    tui_app_run_command(app, argc, argv, "create");
+    tui_jobs_command(app, argc, argv, "create");
     for (int i = 0; i < nowned; i++)
         free(owned[i]);
     app->overlay = OV_NONE;
@@ -293,7 +235,7 @@ bool tui_form_key(tui_app *app, wint_t ch, bool is_key)
 void tui_output_draw(tui_app *app)
 {
     int y, x, h, w;
-    centered(app, app->rows - 4, app->cols - 6, &y, &x, &h, &w);
+    tui_centered(app->rows, app->cols, app->rows - 4, app->cols - 6, &y, &x, &h, &w);
     tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), app->output_title);
     const char *p = app->output ? app->output : "";
     for (int skip = app->output_scroll; skip > 0 && *p; skip--) {
@@ -386,7 +328,7 @@ bool tui_prompt_key(tui_app *app, wint_t ch, bool is_key)
                 memmove(app->history[0], app->history[1], sizeof app->history[0] * 15);
                 snprintf(app->history[15], sizeof app->history[0], "%s", app->input);
             }
-            tui_app_palette(app, app->input);
+            tui_palette_run(app, app->input);
         }
         return true;
     }
