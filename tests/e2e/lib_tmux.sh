@@ -20,6 +20,11 @@ SCREEN=
 
 tm() { tmux -L "$TMUX_SOCKET" "$@"; }
 
+# new_session ARGS...: tm new-session, and the server stays when its last session is killed (by
+# default it exits then, and a session started right after the kill races with that exit:
+# "server exited unexpectedly"). tmux_cleanup kills it at the end.
+new_session() { tm new-session "$@" && tm set-option -s exit-empty off; }
+
 # The tmux server goes first (the dashboard ends with it), then the sandboxes and the state dir.
 tmux_cleanup() {
     tm kill-server >/dev/null 2>&1
@@ -45,7 +50,7 @@ dash_start() {
         "SANDMAN_STATE_DIR=$SANDMAN_STATE_DIR" "SANDMAN_SUPERVISOR=${SANDMAN_SUPERVISOR:-}" \
         "XDG_CONFIG_HOME=$XDG_CONFIG_HOME" "${envs[@]}" "$SANDMAN" "$@")
     tm kill-session -t "$DASH" >/dev/null 2>&1
-    tm new-session -d -s "$DASH" -x "$cols" -y "$rows" "$cmd; echo EXIT=\$?; sleep 600"
+    new_session -d -s "$DASH" -x "$cols" -y "$rows" "$cmd; echo EXIT=\$?; sleep 600"
 }
 
 # screen: the visible text of the pane; screen_sgr: the same with the SGR attribute escapes.
@@ -109,6 +114,17 @@ wait_until() {
     echo "# waited for: $*"
     show_screen
     return 1
+}
+
+# Predicates for wait_until, so that a check waits for the state it asserts rather than for
+# another part of the same frame (a frame may be caught half drawn, the more so under load):
+# screen_has REGEX: a line of SCREEN matches; output_is EXPECTED COMMAND...: the command (which
+# reads SCREEN, as shown_ids or row) prints EXPECTED.
+screen_has() { printf '%s\n' "$SCREEN" | grep -Eq -- "$1"; }
+output_is() {
+    local want=$1
+    shift
+    [ "$("$@")" = "$want" ]
 }
 
 # line N: line N (1-based) of SCREEN.
@@ -176,7 +192,7 @@ run_in_tmux() {
         "SANDMAN_STATE_DIR=$SANDMAN_STATE_DIR" "SANDMAN_SUPERVISOR=${SANDMAN_SUPERVISOR:-}" \
         "XDG_CONFIG_HOME=$XDG_CONFIG_HOME" "SANDMAN=$SANDMAN")
     tm kill-session -t "$DASH" >/dev/null 2>&1
-    tm new-session -d -s "$DASH" -x "$cols" -y "$rows" "export $envs; $1; echo EXIT=\$?; sleep 600"
+    new_session -d -s "$DASH" -x "$cols" -y "$rows" "export $envs; $1; echo EXIT=\$?; sleep 600"
 }
 
 # prompt_re ID: the sandbox shell's prompt at the end of a line (root@sbx-<first 8 of the id>).
@@ -230,7 +246,7 @@ PY
     ) || return 1
     set -- $size
     tm kill-session -t replay >/dev/null 2>&1
-    tm new-session -d -s replay -x "$1" -y "$2" \
+    new_session -d -s replay -x "$1" -y "$2" \
         "stty -echo; cat $(printf %q "$raw"); tmux -L $TMUX_SOCKET wait-for -S replayed; sleep 600"
     timeout 10 tmux -L "$TMUX_SOCKET" wait-for replayed || return 1
     sleep 0.3

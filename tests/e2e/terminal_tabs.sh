@@ -24,7 +24,7 @@ check "t opens a terminal into the first sandbox" wait_prompt "$A"
 SEP='^.{48}[│x]'
 keys C-b %
 check "Ctrl-b % shows the list beside the terminal" wait_for "^  $A .{33}[│x]root@sbx-${A:0:8}"
-expect_match "the list half has both rows" "^  $B .{33}[│x]" "$SCREEN"
+check "the list half has both rows" wait_for "^  $B .{33}[│x]"
 type_line 'stty size'
 check "the terminal gets the right side: 71 of 120 columns (and the separator)" \
     wait_for "$SEP""27 71 *$"
