@@ -142,15 +142,8 @@ static void draw_header(tui_app *app)
 static const char *scroll_hints(void)
 {
     static char s[256];
-    if (s[0])
-        return s;
-    const tui_binding *b[32];
-    size_t n = tui_keys_footer(&tui_keys_scroll, false, b, 32), len = 0;
-    for (size_t i = 0; i < n; i++)
-        len +=
-            (size_t)snprintf(s + len, sizeof s - len, "%s%s%s%s",
-                             !i ? "" : (b[i]->hint || b[i - 1]->hint ? "  " : " "), b[i]->key_name,
-                             b[i]->hint ? " " : "", b[i]->hint ? b[i]->hint : "");
+    if (!s[0])
+        tui_keys_hints(&tui_keys_scroll, s, sizeof s);
     return s;
 }
 
@@ -163,11 +156,9 @@ static void draw_footer(tui_app *app)
         return;
     }
     if (app->prefix) { /* the commands Ctrl-b waits for */
-        char line[512] = "Ctrl-b:";
-        size_t n = tui_keys_footer(&tui_keys_prefix, false, b, 32), len = strlen(line);
-        for (size_t i = 0; i < n; i++)
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s", i ? "  " : " ",
-                                    b[i]->key_name, b[i]->hint);
+        char hints[448], line[512];
+        tui_keys_hints(&tui_keys_prefix, hints, sizeof hints);
+        snprintf(line, sizeof line, "Ctrl-b: %s", hints);
         tui_put(y, 0, app->cols, line, tui_attr(TH_KEY), true);
         return;
     }
@@ -207,7 +198,7 @@ static int help_lines(const tui_keymap *m, const tui_binding **out, int n, int m
     for (size_t i = 0; i < m->n && n < max; i++) {
         if (m->rows[i].sub)
             n = help_lines(m->rows[i].sub, out, n, max);
-        else if (m->rows[i].help)
+        else if (m->rows[i].help && m->rows[i].help_keys)
             out[n++] = &m->rows[i];
     }
     return n;

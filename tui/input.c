@@ -147,10 +147,13 @@ static void handle_key(tui_app *app, wint_t ch, bool is_key)
     case OV_FILTER:
     case OV_SEARCH:
     case OV_PALETTE: tui_prompt_key(app, ch, is_key); return;
-    case OV_FORM: tui_form_key(app, ch, is_key); return;
-    case OV_CONFIRM: tui_confirm_key(app, key); return;
-    case OV_SESSIONS: tui_sessions_key(app, key); return;
-    case OV_OUTPUT: tui_output_key(app, key); return;
+    case OV_FORM:
+        if (!tui_keys_run(&tui_keys_form, app, key))
+            tui_form_type(app, ch, is_key);
+        return;
+    case OV_CONFIRM: tui_keys_run(&tui_keys_confirm, app, key); return;
+    case OV_SESSIONS: tui_keys_run(&tui_keys_sessions, app, key); return;
+    case OV_OUTPUT: tui_keys_run(&tui_keys_output, app, key); return;
     case OV_HELP:
         app->overlay = OV_NONE; /* any key closes help */
         return;

@@ -1,6 +1,6 @@
-/* The key tables and what each key does. The actions are small: they call the views, the panes
- * and the jobs, which own the behaviour; the rows say which keys reach them, and with which
- * words the footer and the help overlay show them. */
+/* The dashboard's key tables and what each key does. The actions are small: they call the views,
+ * the panes and the jobs, which own the behaviour; the rows say which keys reach them, and with
+ * which words the footer and the help overlay show them. */
 #include "tui/keys.h"
 
 #include <curses.h>
@@ -508,51 +508,6 @@ static const tui_binding scroll_rows[] = {
     {{'q', 27}, 0, scr_quit, "q", "quit", 8, 0, NULL, NULL, NULL},
 };
 
-#define KEYMAP(name, rows)                                                                         \
-    {                                                                                              \
-        name, rows, sizeof rows / sizeof rows[0]                                                   \
-    }
-
-const tui_keymap tui_keys_dashboard = KEYMAP("dashboard", dashboard_rows);
-const tui_keymap tui_keys_prefix = KEYMAP("prefix", prefix_rows);
-const tui_keymap tui_keys_scroll = KEYMAP("scroll", scroll_rows);
-
-/* ---- dispatch and hints -------------------------------------------------------------------- */
-
-static bool binds(const tui_binding *b, int key)
-{
-    for (int i = 0; i < TUI_KEYS_PER_ROW && b->keys[i]; i++)
-        if (b->keys[i] == key)
-            return true;
-    return false;
-}
-
-bool tui_keys_run(const tui_keymap *m, tui_app *app, int key)
-{
-    for (size_t i = 0; i < m->n; i++) {
-        const tui_binding *b = &m->rows[i];
-        if (!b->run || (b->views && !(b->views & (1u << app->view))) || !binds(b, key))
-            continue;
-        b->run(app, key);
-        tui_dirty(app);
-        return true;
-    }
-    return false;
-}
-
-size_t tui_keys_footer(const tui_keymap *m, bool term, const tui_binding **out, size_t max)
-{
-    size_t n = 0;
-    for (int place = 1; n < max; place++) {
-        bool any = false;
-        for (size_t i = 0; i < m->n && n < max; i++) {
-            int at = term ? m->rows[i].term_foot : m->rows[i].foot;
-            any |= at >= place;
-            if (at == place)
-                out[n++] = &m->rows[i];
-        }
-        if (!any)
-            break;
-    }
-    return n;
-}
+const tui_keymap tui_keys_dashboard = TUI_KEYMAP("dashboard", dashboard_rows, "  ", " ");
+const tui_keymap tui_keys_prefix = TUI_KEYMAP("prefix", prefix_rows, "  ", " ");
+const tui_keymap tui_keys_scroll = TUI_KEYMAP("scroll", scroll_rows, "  ", " ");

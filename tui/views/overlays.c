@@ -5,6 +5,7 @@
 
 #include "core/util.h"
 #include "tui/jobs.h"
+#include "tui/keymap.h"
 #include "tui/palette.h"
 #include "tui/panes/panes.h"
 #include "tui/views/views.h"
@@ -49,30 +50,38 @@ void tui_confirm_draw(tui_app *app)
         snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%.12s", i ? " " : "",
                  app->confirm_ids[i]);
     tui_put(y + 2, x + 2, w - 4, buf, tui_attr(TH_DIM), false);
-    tui_put(y + 4, x + 2, w - 4, "y: delete    n / Esc: keep", tui_attr(TH_KEY), false);
+    char hints[128];
+    tui_keys_hints(&tui_keys_confirm, hints, sizeof hints);
+    tui_put(y + 4, x + 2, w - 4, hints, tui_attr(TH_KEY), false);
 }
 
-bool tui_confirm_key(tui_app *app, int key)
+static void confirm_keep(tui_app *app, int key)
 {
-    if (key == 'y' || key == 'Y') {
-        char **argv = xcalloc(app->confirm_n + 2, sizeof *argv);
-        argv[0] = "rm";
-        for (size_t i = 0; i < app->confirm_n; i++)
-            argv[i + 1] = app->confirm_ids[i];
-        char title[64];
-        snprintf(title, sizeof title, "deleting %zu sandbox%s", app->confirm_n,
-                 app->confirm_n == 1 ? "" : "es");
-        tui_jobs_command(app, (int)app->confirm_n + 1, argv, title);
-        free(argv);
-        for (size_t i = 0; i < app->model.nrows; i++)
-            app->model.rows[i].st->marked = false;
-    }
-    if (key == 'y' || key == 'Y' || key == 'n' || key == 'N' || key == 27 || key == 'q') {
-        app->overlay = OV_NONE;
-        tui_confirm_close(app);
-    }
-    return true;
+    app->overlay = OV_NONE;
+    tui_confirm_close(app);
 }
+
+static void confirm_delete(tui_app *app, int key)
+{
+    char **argv = xcalloc(app->confirm_n + 2, sizeof *argv);
+    argv[0] = "rm";
+    for (size_t i = 0; i < app->confirm_n; i++)
+        argv[i + 1] = app->confirm_ids[i];
+    char title[64];
+    snprintf(title, sizeof title, "deleting %zu sandbox%s", app->confirm_n,
+             app->confirm_n == 1 ? "" : "es");
+    tui_jobs_command(app, (int)app->confirm_n + 1, argv, title);
+    free(argv);
+    for (size_t i = 0; i < app->model.nrows; i++)
+        app->model.rows[i].st->marked = false;
+    confirm_keep(app, key);
+}
+
+static const tui_binding confirm_rows[] = {
+    {{'y', 'Y'}, 0, confirm_delete, "y", "delete", 1, 0, NULL, NULL, NULL},
+    {{'n', 'N', 27, 'q'}, 0, confirm_keep, "n / Esc", "keep", 2, 0, NULL, NULL, NULL},
+};
+const tui_keymap tui_keys_confirm = TUI_KEYMAP("confirm", confirm_rows, "    ", ": ");
 
 /* ---- which detached session t attaches to ---------------------------------------------- */
 
@@ -98,41 +107,49 @@ void tui_sessions_draw(tui_app *app)
         bool sel = (size_t)i == app->pick_sel;
         tui_put(y + 2 + i, x + 2, w - 4, buf, tui_attr(sel ? TH_SELECTED : TH_NORMAL), true);
     }
-    tui_put(y + h - 2, x + 2, w - 4, "j/k choose   Enter attach   n new   Esc cancel",
-            tui_attr(TH_KEY), false);
+    char hints[128];
+    tui_keys_hints(&tui_keys_sessions, hints, sizeof hints);
+    tui_put(y + h - 2, x + 2, w - 4, hints, tui_attr(TH_KEY), false);
 }
 
-bool tui_sessions_key(tui_app *app, int key)
+static void sessions_down(tui_app *app, int key)
 {
-    switch (key) {
-    case 'j':
-    case KEY_DOWN:
-        if (app->pick_sel < app->npick)
-            app->pick_sel++;
-        return true;
-    case 'k':
-    case KEY_UP:
-        if (app->pick_sel > 0)
-            app->pick_sel--;
-        return true;
-    case '\r':
-    case '\n':
-    case KEY_ENTER:
-    case 'n':
-        app->overlay = OV_NONE;
-        tui_panes_attach(app, app->pick_sandbox,
-                         key == 'n' || app->pick_sel >= app->npick ? NULL
-                                                                   : app->pick[app->pick_sel].id);
-        break;
-    case 27:
-    case 'q': app->overlay = OV_NONE; break;
-    default: return true;
-    }
+    if (app->pick_sel < app->npick)
+        app->pick_sel++;
+}
+
+static void sessions_up(tui_app *app, int key)
+{
+    if (app->pick_sel > 0)
+        app->pick_sel--;
+}
+
+static void sessions_cancel(tui_app *app, int key)
+{
+    app->overlay = OV_NONE;
     free(app->pick);
     app->pick = NULL;
     app->npick = 0;
-    return true;
 }
+
+/* The last line of the picker, or n, is a new session. */
+static void sessions_attach(tui_app *app, int key)
+{
+    app->overlay = OV_NONE;
+    tui_panes_attach(app, app->pick_sandbox,
+                     key == 'n' || app->pick_sel >= app->npick ? NULL
+                                                               : app->pick[app->pick_sel].id);
+    sessions_cancel(app, key);
+}
+
+static const tui_binding sessions_rows[] = {
+    {{'j', KEY_DOWN}, 0, sessions_down, "j/k", "choose", 1, 0, NULL, NULL, NULL},
+    {{'k', KEY_UP}, 0, sessions_up, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{'\r', '\n', KEY_ENTER}, 0, sessions_attach, "Enter", "attach", 2, 0, NULL, NULL, NULL},
+    {{'n'}, 0, sessions_attach, "n", "new", 3, 0, NULL, NULL, NULL},
+    {{27, 'q'}, 0, sessions_cancel, "Esc", "cancel", 4, 0, NULL, NULL, NULL},
+};
+const tui_keymap tui_keys_sessions = TUI_KEYMAP("sessions", sessions_rows, "   ", " ");
 
 /* ---- create form ------------------------------------------------------------------------- */
 
@@ -161,11 +178,12 @@ void tui_form_draw(tui_app *app)
     }
     bool btn = app->form.field == TUI_FORM_FIELDS;
     tui_put(y + h - 3, x + 18, 10, "[ create ]", tui_attr(btn ? TH_SELECTED : TH_KEY), false);
-    tui_put(y + h - 2, x + 2, w - 4, "Tab/arrows move  Enter creates  Esc cancels",
-            tui_attr(TH_DIM), false);
+    char hints[128];
+    tui_keys_hints(&tui_keys_form, hints, sizeof hints);
+    tui_put(y + h - 2, x + 2, w - 4, hints, tui_attr(TH_DIM), false);
 }
 
-static void form_submit(tui_app *app)
+static void form_submit(tui_app *app, int key)
 {
     char *argv[64];
     int argc = 0;
@@ -197,27 +215,34 @@ static void form_submit(tui_app *app)
     app->overlay = OV_NONE;
 }
 
-bool tui_form_key(tui_app *app, wint_t ch, bool is_key)
+static void form_cancel(tui_app *app, int key)
+{
+    app->overlay = OV_NONE;
+}
+
+static void form_next(tui_app *app, int key)
+{
+    app->form.field = (app->form.field + 1) % (TUI_FORM_FIELDS + 1);
+}
+
+static void form_prev(tui_app *app, int key)
+{
+    app->form.field = (app->form.field + TUI_FORM_FIELDS) % (TUI_FORM_FIELDS + 1);
+}
+
+static const tui_binding form_rows[] = {
+    {{'\t', KEY_DOWN}, 0, form_next, "Tab/arrows", "move", 1, 0, NULL, NULL, NULL},
+    {{KEY_UP, KEY_BTAB}, 0, form_prev, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{'\r', '\n', KEY_ENTER}, 0, form_submit, "Enter", "creates", 2, 0, NULL, NULL, NULL},
+    {{27}, 0, form_cancel, "Esc", "cancels", 3, 0, NULL, NULL, NULL},
+};
+const tui_keymap tui_keys_form = TUI_KEYMAP("form", form_rows, "  ", " ");
+
+void tui_form_type(tui_app *app, wint_t ch, bool is_key)
 {
     tui_form *f = &app->form;
-    if (!is_key && ch == 27) {
-        app->overlay = OV_NONE;
-        return true;
-    }
-    if ((!is_key && ch == '\t') || (is_key && ch == KEY_DOWN)) {
-        f->field = (f->field + 1) % (TUI_FORM_FIELDS + 1);
-        return true;
-    }
-    if ((is_key && (ch == KEY_UP || ch == KEY_BTAB))) {
-        f->field = (f->field + TUI_FORM_FIELDS) % (TUI_FORM_FIELDS + 1);
-        return true;
-    }
-    if ((!is_key && (ch == '\r' || ch == '\n')) || (is_key && ch == KEY_ENTER)) {
-        form_submit(app);
-        return true;
-    }
     if (f->field == TUI_FORM_FIELDS)
-        return true;
+        return;
     char *v = f->values[f->field];
     size_t len = strlen(v);
     if ((is_key && ch == KEY_BACKSPACE) || (!is_key && (ch == 127 || ch == 8))) {
@@ -227,7 +252,6 @@ bool tui_form_key(tui_app *app, wint_t ch, bool is_key)
         v[len] = (char)ch;
         v[len + 1] = '\0';
     }
-    return true;
 }
 
 /* ---- output popup ---------------------------------------------------------------------- */
@@ -250,19 +274,42 @@ void tui_output_draw(tui_app *app)
         tui_put(y + 1 + r, x + 2, w - 4, line, tui_attr(TH_NORMAL), false);
         p = nl ? nl + 1 : p + n;
     }
-    tui_put(y + h - 2, x + 2, w - 4, "j/k scroll  Esc/q/Enter close", tui_attr(TH_DIM), false);
+    char hints[128];
+    tui_keys_hints(&tui_keys_output, hints, sizeof hints);
+    tui_put(y + h - 2, x + 2, w - 4, hints, tui_attr(TH_DIM), false);
 }
 
-bool tui_output_key(tui_app *app, int key)
+static void output_down(tui_app *app, int key)
 {
-    if (key == 'j' || key == KEY_DOWN)
-        app->output_scroll++;
-    else if ((key == 'k' || key == KEY_UP) && app->output_scroll > 0)
-        app->output_scroll--;
-    else if (key == 27 || key == 'q' || key == '\r' || key == '\n' || key == KEY_ENTER)
-        app->overlay = OV_NONE;
-    return true;
+    app->output_scroll++;
 }
+
+static void output_up(tui_app *app, int key)
+{
+    if (app->output_scroll > 0)
+        app->output_scroll--;
+}
+
+static void output_close(tui_app *app, int key)
+{
+    app->overlay = OV_NONE;
+}
+
+static const tui_binding output_rows[] = {
+    {{'j', KEY_DOWN}, 0, output_down, "j/k", "scroll", 1, 0, NULL, NULL, NULL},
+    {{'k', KEY_UP}, 0, output_up, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{27, 'q', '\r', '\n', KEY_ENTER},
+     0,
+     output_close,
+     "Esc/q/Enter",
+     "close",
+     2,
+     0,
+     NULL,
+     NULL,
+     NULL},
+};
+const tui_keymap tui_keys_output = TUI_KEYMAP("output", output_rows, "  ", " ");
 
 /* ---- bottom-line prompt ------------------------------------------------------------------ */
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <wchar.h>
 
+#include "tui/keymap.h"
 #include "tui/state.h"
 
 /* ---- list.c: the sandbox list; list_move/jump/page move the selection in detail too ---- */
@@ -37,18 +38,17 @@ void tui_events_top(tui_app *app);
 /* The selected event's sandbox, in the detail view. */
 void tui_events_open(tui_app *app);
 
-/* ---- overlays.c ---- */
+/* ---- overlays.c: each dialog with its key table (hints drawn from it) ---- */
+extern const tui_keymap tui_keys_confirm, tui_keys_sessions, tui_keys_form, tui_keys_output;
 void tui_confirm_open(tui_app *app);
 void tui_confirm_close(tui_app *app);
 void tui_confirm_draw(tui_app *app);
-bool tui_confirm_key(tui_app *app, int key);
 void tui_sessions_draw(tui_app *app);
-bool tui_sessions_key(tui_app *app, int key);
 void tui_form_open(tui_app *app);
 void tui_form_draw(tui_app *app);
-bool tui_form_key(tui_app *app, wint_t ch, bool is_key);
+/* A key no row of the form's table binds: typed into the focused field. */
+void tui_form_type(tui_app *app, wint_t ch, bool is_key);
 void tui_output_draw(tui_app *app);
-bool tui_output_key(tui_app *app, int key);
 /* Bottom-line input for "/" (filter, or search in a terminal) and ":". */
 void tui_prompt_open(tui_app *app, tui_overlay which);
 void tui_prompt_draw(tui_app *app);
