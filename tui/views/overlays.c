@@ -1,5 +1,6 @@
-/* Overlays over the views: the delete confirmation, the create form, the output
- * of a palette command, and the bottom-line prompts for "/" (filter) and ":" (commands). */
+/* Overlays over the views: the delete confirmation, the session picker, the create form, the
+ * output of a palette command (each with its key table, whose hints it draws), and the
+ * bottom-line prompts for "/" (filter, search) and ":" (commands). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* The dashboard's views (list, detail, events) and the overlays over them (confirm, sessions,
  * create form, command output, the bottom-line prompt). Views draw into the rows they are given
  * and change the state; they set dirty flags and never draw on their own. Which key runs which
- * of these is in tui/keys.c. */
+ * of these is in the key tables: tui/keys.c, and each dialog's beside it in overlays.c. */
 #ifndef TUI_VIEWS_H
 #define TUI_VIEWS_H
 
