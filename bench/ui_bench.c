@@ -1,6 +1,6 @@
 /* Benchmark of the dashboard's costs (the issue's figures): with N (default 500) idle local
  * sandboxes, sampling all of them once (persistent sampler, CPU and wall) and one full dashboard
- * frame (tui_app_render with a forced full repaint, list and detail views, 200x50 and 80x24),
+ * frame (tui_frame_render with a forced full repaint, list and detail views, 200x50 and 80x24),
  * each beside htop's own CPU per refresh over the same host measured in the same run; then, with
  * 50 sandboxes of which 10 run a light workload, the real dashboard (build/sandman, 1 s interval)
  * and `htop -d 10` side by side in private tmux sessions over the same window, as % of one core.
@@ -33,7 +33,7 @@
 #include "core/sandbox.h"
 #include "core/util.h"
 #include "providers/builtin.h"
-#include "tui/app.h"
+#include "tui/frame.h"
 #include "tui/model.h"
 #include "tui/theme.h"
 #include "tui/widgets/draw.h"
@@ -581,7 +581,7 @@ static double time_frames(tui_app *app, FILE *out, int rows, int cols, long fram
         app->full_redraw = true;
         clearok(curscr, TRUE);
         double c0 = cpu_s();
-        tui_app_render(app);
+        tui_frame_render(app);
         ms[i] = (cpu_s() - c0) * 1e3;
     }
     fflush(out);

@@ -20,14 +20,14 @@ expect_match "the tab counts it" "1 Sandboxes \(4\)" "$(line 2)"
 expect_match "the wide layout shows every column" \
     "ID +PROVIDER +STATUS +IMAGE +AGE +TTL +CPU% HISTORY +MEM/LIMIT +PIDS FAILURE" "$(line 3)"
 expect_match "a row shows id, provider, status and image" "^  $A local +running +host " "$(row "$A")"
-expect_match "the footer lists the keys" "\? help  / filter  s sort .* q quit" "$(line 40)"
+check "the footer lists the keys" wait_until 10 line_matches 40 "\? help  / filter  s sort .* q quit"
 
 # Filter: live as you type, by label; Esc clears it.
 keys /
 text team=beta
 check "typing a filter narrows the list to the matching sandbox" wait_for "1 Sandboxes \(1\)"
-expect_eq "only the team=beta sandbox is left" "$B" "$(shown_ids)"
-expect_match "the prompt shows what is typed" "^/team=beta" "$(line 40)"
+check "only the team=beta sandbox is left" wait_until 10 output_is "$B" shown_ids
+check "the prompt shows what is typed" wait_until 10 line_matches 40 "^/team=beta"
 keys Enter
 check "Enter keeps the filter and names it in the header" wait_for "filter: team=beta"
 check "the footer hints are back" wait_until 5 line_matches 40 "q quit"
@@ -44,24 +44,24 @@ check "and the header no longer shows one" wait_gone "filter:"
 # Sort: s cycles the key, S reverses.
 keys s
 check "s sorts by id" wait_for "sort: id"
-expect_eq "the rows are in id order" "$(printf '%s\n' "$A" "$B" "$C" "$D" | sort | xargs)" \
-    "$(shown_ids)"
+check "the rows are in id order" \
+    wait_until 10 output_is "$(printf '%s\n' "$A" "$B" "$C" "$D" | sort | xargs)" shown_ids
 keys S
 check "S reverses" wait_for "sort: id \(reversed\)"
-expect_eq "the rows are in reverse id order" \
-    "$(printf '%s\n' "$A" "$B" "$C" "$D" | sort -r | xargs)" "$(shown_ids)"
+check "the rows are in reverse id order" \
+    wait_until 10 output_is "$(printf '%s\n' "$A" "$B" "$C" "$D" | sort -r | xargs)" shown_ids
 keys S s s s s s s s
 check "seven more presses come back to creation order" wait_for "sort: created *$"
-expect_eq "in creation order" "$A $B $C $D" "$(shown_ids)"
+check "in creation order" wait_until 10 output_is "$A $B $C $D" shown_ids
 
 # Mark two with space, delete them, confirm.
 keys g Space Space
 check "space marks a row" wait_for "^[●*] $B "
-expect_match "the first one too" "^[●*] $A " "$(row "$A")"
-expect_match "the third stays unmarked" "^  $C " "$(row "$C")"
+check "the first one too" wait_for "^[●*] $A "
+check "the third stays unmarked" wait_for "^  $C "
 keys d
 check "d asks for confirmation naming the count" wait_for "Delete 2 sandboxes\?"
-expect_match "and the ids" "$A $B" "$SCREEN"
+check "and the ids" wait_for "$A $B"
 keys y
 check "y deletes them" wait_for "deleting 2 sandboxes \(exit 0\)"
 keys Escape
@@ -75,7 +75,7 @@ expect_match "but still the others" "$C" "$OUT"
 # The create form: n, memory 64, Enter.
 keys n
 check "n opens the create form" wait_for "new sandbox"
-expect_match "with a memory field" "memory MiB" "$SCREEN"
+check "with a memory field" wait_for "memory MiB"
 keys Tab Tab
 text 64
 check "typing fills the memory field" wait_for "memory MiB +64_"
@@ -92,8 +92,8 @@ expect_eq "with memory 64 MiB" 64 "$("$SANDMAN" status -o json "$NEW" | json 'd[
 # Help.
 keys '?'
 check "? opens the help" wait_for "any key closes this"
-expect_match "which lists the keys" "space  a +mark / mark all" "$SCREEN"
-expect_match "with the palette example whole" ":create --memory-mib 64" "$SCREEN"
+check "which lists the keys" wait_for "space  a +mark / mark all"
+check "with the palette example whole" wait_for ":create --memory-mib 64"
 keys x
 check "any key closes it" wait_gone "any key closes this"
 
@@ -127,12 +127,12 @@ check "e opens the events view" wait_for "^TIME +SANDBOX +TYPE +EVENT"
 check "which shows the exec with its exit code and command" \
     wait_for "$C  exec +exit 0 in [0-9.]+m?s: echo hello-e2e"
 check "and the failing one" wait_for "$C  exec +exit 1 in [0-9.]+m?s: false"
-expect_match "the create from the palette" "$PAL  lifecycle +created" "$SCREEN"
+check "the create from the palette" wait_for "$PAL  lifecycle +created"
 keys /
 text hello
 keys Enter
 check "the filter applies to events" wait_gone "exit 1 in"
-expect_match "keeping the matching line" "echo hello-e2e" "$SCREEN"
+check "keeping the matching line" wait_for "echo hello-e2e"
 keys Escape e
 check "e again goes back to the list" wait_for "^  ID +PROVIDER"
 
@@ -144,15 +144,16 @@ check "the header is redrawn for 80 columns" wait_for "^ sandman  ctx local \(lo
 wait_until 5 lines_fit 80
 check "no line is wider than 80 columns" lines_fit 80
 expect_eq "the screen has 24 lines" 24 "$(printf '%s\n' "$SCREEN" | wc -l)"
-expect_match "the tab line" "^ 1 Sandboxes \(4\)   2 Events" "$(line 2)"
-expect_match "the narrow column titles" "^  ID +STATUS +TTL +CPU% MEM/LIMIT +PIDS FAILURE$" "$(line 3)"
-expect_match "rows keep id, status and memory" "^  $NEW running .*/64MiB" "$(row "$NEW")"
-expect_match "the footer hints fit, quit included" "^\? help .* q quit *$" "$(line 24)"
+check "the tab line" wait_until 10 line_matches 2 "^ 1 Sandboxes \(4\)   2 Events"
+check "the narrow column titles" \
+    wait_until 10 line_matches 3 "^  ID +STATUS +TTL +CPU% MEM/LIMIT +PIDS FAILURE$"
+check "rows keep id, status and memory" wait_for "^  $NEW running .*/64MiB"
+check "the footer hints fit, quit included" wait_until 10 line_matches 24 "^\? help .* q quit *$"
 expect_no_match "no leftovers of the wide layout" "PROVIDER|HISTORY|IMAGE" "$SCREEN"
 resize 160 40
 check "back at 160x40 the wide layout returns" wait_for "PROVIDER +STATUS +IMAGE +AGE"
-expect_match "with the history column" "HISTORY" "$(line 3)"
-expect_match "the footer is on the last line" "\? help  / filter .* q quit" "$(line 40)"
+check "with the history column" wait_until 10 line_matches 3 "HISTORY"
+check "the footer is on the last line" wait_until 10 line_matches 40 "\? help  / filter .* q quit"
 check "no line is wider than 160 columns" lines_fit 160
 
 keys :

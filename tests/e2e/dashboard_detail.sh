@@ -14,26 +14,26 @@ keys Enter
 check "Enter opens its detail" wait_for "^$ID  running"
 for title in "CPU %" "memory \(working set\)" "block IO read" "block IO write" "network rx" \
     "network tx"; do
-    expect_match "a graph box titled $title" "(lq|┌─|\+-) $title " "$SCREEN"
+    check "a graph box titled $title" wait_for "(lq|┌─|\+-) $title "
 done
-expect_match "IO read and write side by side" "block IO read.*block IO write" "$SCREEN"
-expect_match "network rx and tx side by side" "network rx.*network tx" "$SCREEN"
-expect_match "the memory graph names the limit" "/ 64MiB" "$SCREEN"
-expect_match "the image" "^image +host" "$SCREEN"
-expect_match "the resources" "^resources +cpu 1, memory 64MiB" "$SCREEN"
-expect_match "the workdir" "^workdir +/workspace" "$SCREEN"
-expect_match "the env names" "^env +(MODE SECRET_TOKEN|SECRET_TOKEN MODE)" "$SCREEN"
+check "IO read and write side by side" wait_for "block IO read.*block IO write"
+check "network rx and tx side by side" wait_for "network rx.*network tx"
+check "the memory graph names the limit" wait_for "/ 64MiB"
+check "the image" wait_for "^image +host"
+check "the resources" wait_for "^resources +cpu 1, memory 64MiB"
+check "the workdir" wait_for "^workdir +/workspace"
+check "the env names" wait_for "^env +(MODE SECRET_TOKEN|SECRET_TOKEN MODE)"
 expect_no_match "never their values" "xyz|=eval" "$SCREEN"
-expect_match "the labels" "team=detail" "$SCREEN"
-expect_match "when it was created" "^created +[0-9.]+m?s ago" "$SCREEN"
-expect_match "how long it took to be ready" "^ready in +[0-9.]+m?s" "$SCREEN"
-expect_match "its TTL and what is left of it" "^ttl +10m00s, [0-9]+m[0-9]+s left" "$SCREEN"
-expect_match "the failure of its last failing command" "^failure +exit 3" "$SCREEN"
-expect_match "recent events" "^recent events" "$SCREEN"
-check "newest first: the echo, its exit code and duration" has_lines \
+check "the labels" wait_for "team=detail"
+check "when it was created" wait_for "^created +[0-9.]+m?s ago"
+check "how long it took to be ready" wait_for "^ready in +[0-9.]+m?s"
+check "its TTL and what is left of it" wait_for "^ttl +10m00s, [0-9]+m[0-9]+s left"
+check "the failure of its last failing command" wait_for "^failure +exit 3"
+check "recent events" wait_for "^recent events"
+check "newest first: the echo, its exit code and duration" wait_until 10 has_lines \
     "^ *[0-9.]+m?s exit 0 in [0-9.]+m?s: echo detail-hello" \
     "^ *[0-9.]+m?s exit 3 in [0-9.]+m?s: exit 3"
-expect_match "then the create" "^ *[0-9.]+m?s created in [0-9.]+m?s" "$SCREEN"
+check "then the create" wait_for "^ *[0-9.]+m?s created in [0-9.]+m?s"
 keys Escape
 check "Esc goes back to the list" wait_for "^  ID +PROVIDER +STATUS"
 keys q

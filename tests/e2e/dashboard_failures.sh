@@ -32,18 +32,19 @@ keys /
 text oom
 keys Enter
 check "filtering by the failure kind keeps only that sandbox" wait_for "1 Sandboxes \(1\)"
-expect_eq "the OOM one" "$OOM" "$(shown_ids)"
+check "the OOM one" wait_until 10 output_is "$OOM" shown_ids
 keys Escape
 check "Esc clears the filter" wait_for "1 Sandboxes \(3\)"
 keys s s s s s s s
 check "sort: failure" wait_for "sort: failure"
-expect_eq "puts the failed sandbox first" "$OOM" "$(list_ids | head -1)"
+first_id() { list_ids | head -1; }
+check "puts the failed sandbox first" wait_until 10 output_is "$OOM" first_id
 
 keys e
 check "the events view shows the OOM kill with its evidence" \
     wait_for "$OOM  failure +exec: OOM killed - memory.oom_kill 1, limit 64MiB, exit code 137"
-expect_match "and the exec line with the command" \
-    "$OOM  exec +OOM killed in [0-9.]+m?s: dd if=/dev/zero of=/dev/null bs=200M count=1" "$SCREEN"
+check "and the exec line with the command" \
+    wait_for "$OOM  exec +OOM killed in [0-9.]+m?s: dd if=/dev/zero of=/dev/null bs=200M count=1"
 keys e
 
 resize 80 24

@@ -73,7 +73,7 @@ keys :
 text 'ctx work'
 keys Enter
 check "back on the local context the events are there again" wait_for "$S  exec +exit 3 in"
-expect_match "with the create" "$S  lifecycle +created" "$SCREEN"
+check "with the create" wait_for "$S  lifecycle +created"
 keys 1
 check "and the sandbox's failure column still says why its command failed" \
     wait_for "^  $S .*exit 3"

@@ -8,8 +8,8 @@ dash_start -x 80 -y 24
 check "the list shows the sandbox" wait_for "^  $ID "
 keys '?'
 check "? opens the help at 80x24" wait_for "any key closes this"
-expect_match "its first key" "j k .* +move" "$SCREEN"
-expect_match "and its last one, quit, are shown" "[x│|] +q +quit +[x│|]" "$SCREEN"
+check "its first key" wait_until 10 screen_has "j k .* +move"
+check "and its last one, quit, are shown" wait_until 10 screen_has "[x│|] +q +quit +[x│|]"
 expect_no_match "nothing is left out" "more: a taller terminal" "$SCREEN"
 check "the box fits the screen" lines_fit 80
 keys x
@@ -34,7 +34,7 @@ print("# graph rows reaching column 700:", len(inside), "last cells:",
       [hex(ord(l[698])) for l in inside[:3]])
 sys.exit(0 if ok else 1)'
 }
-check "the CPU graph reaches the right border" wait_until 5 graph_filled
+check "the CPU graph reaches the right border" wait_until 20 graph_filled
 keys q
 check "q quits" wait_for "^EXIT=0$"
 finish

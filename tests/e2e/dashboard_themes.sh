@@ -37,7 +37,8 @@ check "NO_COLOR: the dashboard runs" wait_for "^  $B "
 keys g Space
 check "a row can be marked" wait_for "^[●*] $A "
 expect_eq "NO_COLOR: no colour escapes on the list" "" "$(screen_sgr | sgr_colors)"
-check "the selected row is in reverse video instead" sgr_has 7 "$(screen_sgr | grep -F "$B")"
+selected_reverse() { sgr_has 7 "$(screen_sgr | grep -F "$B")"; }
+check "the selected row is in reverse video instead" wait_until 10 selected_reverse
 check "the header is bold" sgr_has 1 "$(sgr_line 1)"
 keys '?'
 check "the help opens" wait_for "any key closes this"

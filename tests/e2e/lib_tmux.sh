@@ -20,6 +20,11 @@ SCREEN=
 
 tm() { tmux -L "$TMUX_SOCKET" "$@"; }
 
+# new_session ARGS...: tm new-session, and the server stays when its last session is killed (by
+# default it exits then, and a session started right after the kill races with that exit:
+# "server exited unexpectedly"). tmux_cleanup kills it at the end.
+new_session() { tm new-session "$@" && tm set-option -s exit-empty off; }
+
 # The tmux server goes first (the dashboard ends with it), then the sandboxes and the state dir.
 tmux_cleanup() {
     tm kill-server >/dev/null 2>&1
@@ -27,24 +32,6 @@ tmux_cleanup() {
     cleanup
 }
 trap tmux_cleanup EXIT
-
-# fresh_session COLS ROWS COMMAND: replaces the test's tmux session. Killing the last session
-# makes the server exit, and a new-session that reaches it while it exits fails ("server exited
-# unexpectedly"): wait for it to be gone, and try again if the race was lost anyway.
-fresh_session() {
-    tm kill-session -t "$DASH" >/dev/null 2>&1
-    local i
-    for i in $(seq 50); do
-        tm list-sessions >/dev/null 2>&1 || break
-        tm has-session -t "$DASH" 2>/dev/null || break
-        sleep 0.1
-    done
-    for i in 1 2 3 4 5; do
-        tm new-session -d -s "$DASH" -x "$1" -y "$2" "$3" && return 0
-        sleep 0.2
-    done
-    return 1
-}
 
 # dash_start [-x COLS] [-y ROWS] [-e VAR=VALUE]... [SANDMAN ARGS...]: starts the dashboard in a
 # fresh tmux session. When it exits, the pane shows "EXIT=<status>" and stays open.
@@ -62,7 +49,8 @@ dash_start() {
     cmd=$(printf '%q ' env TERM=xterm-256color LC_ALL=C.UTF-8 SANDMAN_INTERVAL=0.5 \
         "SANDMAN_STATE_DIR=$SANDMAN_STATE_DIR" "SANDMAN_SUPERVISOR=${SANDMAN_SUPERVISOR:-}" \
         "XDG_CONFIG_HOME=$XDG_CONFIG_HOME" "${envs[@]}" "$SANDMAN" "$@")
-    fresh_session "$cols" "$rows" "$cmd; echo EXIT=\$?; sleep 600"
+    tm kill-session -t "$DASH" >/dev/null 2>&1
+    new_session -d -s "$DASH" -x "$cols" -y "$rows" "$cmd; echo EXIT=\$?; sleep 600"
 }
 
 # screen: the visible text of the pane; screen_sgr: the same with the SGR attribute escapes.
@@ -126,6 +114,17 @@ wait_until() {
     echo "# waited for: $*"
     show_screen
     return 1
+}
+
+# Predicates for wait_until, so that a check waits for the state it asserts rather than for
+# another part of the same frame (a frame may be caught half drawn, the more so under load):
+# screen_has REGEX: a line of SCREEN matches; output_is EXPECTED COMMAND...: the command (which
+# reads SCREEN, as shown_ids or row) prints EXPECTED.
+screen_has() { printf '%s\n' "$SCREEN" | grep -Eq -- "$1"; }
+output_is() {
+    local want=$1
+    shift
+    [ "$("$@")" = "$want" ]
 }
 
 # line N: line N (1-based) of SCREEN.
@@ -192,7 +191,8 @@ run_in_tmux() {
     envs=$(printf '%q ' TERM=xterm-256color LC_ALL=C.UTF-8 SANDMAN_INTERVAL=0.5 \
         "SANDMAN_STATE_DIR=$SANDMAN_STATE_DIR" "SANDMAN_SUPERVISOR=${SANDMAN_SUPERVISOR:-}" \
         "XDG_CONFIG_HOME=$XDG_CONFIG_HOME" "SANDMAN=$SANDMAN")
-    fresh_session "$cols" "$rows" "export $envs; $1; echo EXIT=\$?; sleep 600"
+    tm kill-session -t "$DASH" >/dev/null 2>&1
+    new_session -d -s "$DASH" -x "$cols" -y "$rows" "export $envs; $1; echo EXIT=\$?; sleep 600"
 }
 
 # prompt_re ID: the sandbox shell's prompt at the end of a line (root@sbx-<first 8 of the id>).
@@ -246,7 +246,7 @@ PY
     ) || return 1
     set -- $size
     tm kill-session -t replay >/dev/null 2>&1
-    tm new-session -d -s replay -x "$1" -y "$2" \
+    new_session -d -s replay -x "$1" -y "$2" \
         "stty -echo; cat $(printf %q "$raw"); tmux -L $TMUX_SOCKET wait-for -S replayed; sleep 600"
     timeout 10 tmux -L "$TMUX_SOCKET" wait-for replayed || return 1
     sleep 0.3

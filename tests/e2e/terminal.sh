@@ -14,7 +14,7 @@ keys t
 check "t opens a terminal with the sandbox's shell prompt" wait_prompt "$ID"
 expect_match "the tab bar shows the terminal as tab 3" " 3 ${ID:0:8} " "$(line 2)"
 expect_no_match "the list is gone (the terminal has the whole body)" "^  $ID |PROVIDER" "$SCREEN"
-expect_match "the footer shows the terminal keys" "Ctrl-b 1 list +Ctrl-b \[ scroll" "$(line 30)"
+check "the footer shows the terminal keys" wait_until 10 line_matches 30 "Ctrl-b 1 list +Ctrl-b \[ scroll"
 
 type_line 'echo typed-$((6*7))'
 check "a typed command shows its output" wait_for "^typed-42$"
@@ -54,7 +54,7 @@ type_line clear
 type_line 'stty size'
 check "after a resize to 100x25 the program sees 22 rows and 100 columns" wait_for "^22 100$"
 check "no line is wider than 100 columns" wait_until 5 lines_fit 100
-expect_match "the footer is on the last line" "Ctrl-b 1 list" "$(line 25)"
+check "the footer is on the last line" wait_until 10 line_matches 25 "Ctrl-b 1 list"
 
 # The shell exits: the pane shows the exit code and keeps the output.
 type_line 'echo last-words-$((2+3)); exit 3'

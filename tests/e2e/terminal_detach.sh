@@ -111,7 +111,7 @@ run_in_tmux -x 100 -y 20 "\"\$SANDMAN\" shell $ID --attach $KEPT"
 check "it can be attached again, its output replayed" wait_for "^kept-12$"
 
 # --no-takeover refuses a session another client holds; --since replays only what came after.
-tm new-session -d -s other -x 80 -y 10 \
+new_session -d -s other -x 80 -y 10 \
     "\"$SANDMAN\" shell $ID --attach $KEPT --no-takeover; echo EXIT=\$?; sleep 60"
 other_done() { tm capture-pane -t other -p | grep -q "^EXIT="; }
 check "--no-takeover while another client holds the session fails" wait_until 10 other_done
@@ -146,9 +146,9 @@ dash_start -x 120 -y 30
 check "the dashboard lists the sandbox" wait_for "^  $ID "
 keys t
 check "t asks which detached session to attach to" wait_for "Several detached sessions: attach to which\\?"
-expect_match "listing the first" "$KEPT" "$SCREEN"
-expect_match "and the second" "$SECOND" "$SCREEN"
-expect_match "and a new one" "a new session" "$SCREEN"
+check "listing the first" wait_for "$KEPT"
+check "and the second" wait_for "$SECOND"
+check "and a new one" wait_for "a new session"
 keys j Enter
 check "j Enter attaches to the second" wait_for "attached to session $SECOND of ${ID:0:12}"
 check "showing its output" wait_for "^second-session-49$"

@@ -8,7 +8,7 @@
 #include "core/journal.h"
 #include "core/json.h"
 #include "core/util.h"
-#include "tui/app.h"
+#include "tui/views/views.h"
 #include "tui/widgets/draw.h"
 
 static void graph(tui_app *app, const tui_row *r, int y, int x, int w, int h, const char *title,
@@ -178,24 +178,5 @@ void tui_detail_draw(tui_app *app, int top, int height)
         snprintf(buf, sizeof buf, "%6s %s", when, line);
         bool failed = cJSON_GetObjectItemCaseSensitive(ev, "failure") != NULL;
         tui_put(y++, 0, left_w, buf, tui_attr(failed ? TH_FAILURE : TH_NORMAL), false);
-    }
-}
-
-bool tui_detail_key(tui_app *app, int key)
-{
-    switch (key) {
-    case 27:
-    case KEY_LEFT:
-    case 'h':
-    case KEY_BACKSPACE: app->view = VIEW_LIST; return true;
-    case KEY_DOWN:
-    case 'j': tui_model_select(&app->model, app->model.selected + 1); return true;
-    case KEY_UP:
-    case 'k':
-        if (app->model.selected > 0)
-            tui_model_select(&app->model, app->model.selected - 1);
-        return true;
-    case 'd': tui_confirm_open(app); return true;
-    default: return false;
     }
 }

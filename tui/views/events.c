@@ -7,7 +7,7 @@
 #include "core/journal.h"
 #include "core/json.h"
 #include "core/util.h"
-#include "tui/app.h"
+#include "tui/views/views.h"
 #include "tui/widgets/draw.h"
 
 /* Visible events (filtered), as indexes into model->events. */
@@ -80,43 +80,42 @@ void tui_events_click(tui_app *app, int y, int top)
         app->ev_selected = app->ev_scroll + (size_t)(y - top - 1);
 }
 
-bool tui_events_key(tui_app *app, int key)
+void tui_events_move(tui_app *app, int delta)
 {
-    switch (key) {
-    case KEY_DOWN:
-    case 'j': app->ev_selected++; return true;
-    case KEY_UP:
-    case 'k':
-        if (app->ev_selected > 0)
-            app->ev_selected--;
-        return true;
-    case KEY_NPAGE: app->ev_selected += (size_t)(app->rows > 6 ? app->rows - 5 : 1); return true;
-    case KEY_PPAGE: {
-        size_t step = (size_t)(app->rows > 6 ? app->rows - 5 : 1);
+    if (delta > 0)
+        app->ev_selected += (size_t)delta;
+    else if (app->ev_selected > 0)
+        app->ev_selected--;
+}
+
+void tui_events_page(tui_app *app, int dir)
+{
+    size_t step = (size_t)(app->rows > 6 ? app->rows - 5 : 1);
+    if (dir > 0)
+        app->ev_selected += step;
+    else
         app->ev_selected = app->ev_selected > step ? app->ev_selected - step : 0;
-        return true;
-    }
-    case 'g':
-    case KEY_HOME: app->ev_selected = 0; return true;
-    case '\r':
-    case '\n':
-    case KEY_ENTER: { /* open the event's sandbox */
-        static int idx[TUI_MAX_EVENTS];
-        size_t n = visible(app, idx, TUI_MAX_EVENTS);
-        if (app->ev_selected < n) {
-            const char *id = sm_json_str(
-                cJSON_GetArrayItem(app->model.events, idx[app->ev_selected]), "sandbox_id");
-            for (size_t i = 0; id && i < app->model.nrows; i++) {
-                if (!strcmp(app->model.rows[i].info->id, id)) {
-                    tui_model_select(&app->model, i);
-                    app->view = VIEW_DETAIL;
-                    return true;
-                }
-            }
-            tui_app_status(app, true, "sandbox %s is gone", id ? id : "?");
+}
+
+void tui_events_top(tui_app *app)
+{
+    app->ev_selected = 0;
+}
+
+void tui_events_open(tui_app *app)
+{
+    static int idx[TUI_MAX_EVENTS];
+    size_t n = visible(app, idx, TUI_MAX_EVENTS);
+    if (app->ev_selected >= n)
+        return;
+    const char *id =
+        sm_json_str(cJSON_GetArrayItem(app->model.events, idx[app->ev_selected]), "sandbox_id");
+    for (size_t i = 0; id && i < app->model.nrows; i++) {
+        if (!strcmp(app->model.rows[i].info->id, id)) {
+            tui_model_select(&app->model, i);
+            app->view = VIEW_DETAIL;
+            return;
         }
-        return true;
     }
-    default: return false;
-    }
+    tui_status(app, true, "sandbox %s is gone", id ? id : "?");
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "tui/app.h"
+#include "tui/views/views.h"
 #include "tui/widgets/draw.h"
 
 enum col {
@@ -269,7 +269,16 @@ void tui_list_click(tui_app *app, int y, int top)
         tui_model_select(m, idx);
 }
 
-static void page(tui_app *app, int dir)
+void tui_list_move(tui_app *app, int delta)
+{
+    tui_model *m = &app->model;
+    if (delta > 0)
+        tui_model_select(m, m->selected + (size_t)delta);
+    else if (m->selected > 0)
+        tui_model_select(m, m->selected - 1);
+}
+
+void tui_list_page(tui_app *app, int dir)
 {
     tui_model *m = &app->model;
     size_t step = app->rows > 6 ? (size_t)(app->rows - 5) : 1;
@@ -279,59 +288,44 @@ static void page(tui_app *app, int dir)
         tui_model_select(m, m->selected + step);
 }
 
-bool tui_list_key(tui_app *app, int key)
+void tui_list_jump(tui_app *app, bool end)
 {
     tui_model *m = &app->model;
-    switch (key) {
-    case KEY_DOWN:
-    case 'j': tui_model_select(m, m->selected + 1); return true;
-    case KEY_UP:
-    case 'k':
-        if (m->selected > 0)
-            tui_model_select(m, m->selected - 1);
-        return true;
-    case KEY_NPAGE:
-    case 6: /* ctrl-f */ page(app, 1); return true;
-    case KEY_PPAGE:
-    case 2: /* ctrl-b */ page(app, -1); return true;
-    case KEY_HOME:
-    case 'g': tui_model_select(m, 0); return true;
-    case KEY_END:
-    case 'G': tui_model_select(m, m->nrows ? m->nrows - 1 : 0); return true;
-    case '\r':
-    case '\n':
-    case KEY_ENTER:
-        if (m->nrows)
-            app->view = VIEW_DETAIL;
-        return true;
-    case 's':
-        m->sort = (tui_sort)((m->sort + 1) % SORT__COUNT);
-        tui_model_rebuild(m);
-        tui_app_status(app, false, "sorted by %s", tui_sort_name(m->sort));
-        return true;
-    case 'S':
+    tui_model_select(m, end && m->nrows ? m->nrows - 1 : 0);
+}
+
+void tui_list_open(tui_app *app)
+{
+    if (app->model.nrows)
+        app->view = VIEW_DETAIL;
+}
+
+void tui_list_sort(tui_app *app, bool reverse)
+{
+    tui_model *m = &app->model;
+    if (reverse) {
         m->sort_reverse = !m->sort_reverse;
         tui_model_rebuild(m);
-        return true;
-    case ' ': {
-        tui_row *r = tui_model_selected(m);
-        if (r) {
-            r->st->marked = !r->st->marked;
-            tui_model_select(m, m->selected + 1);
-        }
-        return true;
+        return;
     }
-    case 'a': { /* mark all visible, or clear when all are marked */
-        bool all = tui_model_marked(m) == m->nrows;
-        for (size_t i = 0; i < m->nrows; i++)
-            m->rows[i].st->marked = !all;
-        return true;
+    m->sort = (tui_sort)((m->sort + 1) % SORT__COUNT);
+    tui_model_rebuild(m);
+    tui_status(app, false, "sorted by %s", tui_sort_name(m->sort));
+}
+
+void tui_list_mark(tui_app *app)
+{
+    tui_row *r = tui_model_selected(&app->model);
+    if (r) {
+        r->st->marked = !r->st->marked;
+        tui_model_select(&app->model, app->model.selected + 1);
     }
-    case 'd':
-    case KEY_DC:
-        if (m->nrows)
-            tui_confirm_open(app);
-        return true;
-    default: return false;
-    }
+}
+
+void tui_list_mark_all(tui_app *app)
+{
+    tui_model *m = &app->model;
+    bool all = tui_model_marked(m) == m->nrows;
+    for (size_t i = 0; i < m->nrows; i++)
+        m->rows[i].st->marked = !all;
 }

@@ -1,72 +1,16 @@
-/* Overlays over the views: the help box, the delete confirmation, the create form, the output
- * of a palette command, and the bottom-line prompts for "/" (filter) and ":" (commands). */
+/* Overlays over the views: the delete confirmation, the session picker, the create form, the
+ * output of a palette command (each with its key table, whose hints it draws), and the
+ * bottom-line prompts for "/" (filter, search) and ":" (commands). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
-#include "tui/app.h"
+#include "tui/jobs.h"
+#include "tui/keymap.h"
+#include "tui/palette.h"
+#include "tui/panes/panes.h"
+#include "tui/views/views.h"
 #include "tui/widgets/draw.h"
-
-/* A centered box of at most h x w, clamped to the screen. */
-static void centered(tui_app *app, int h, int w, int *y, int *x, int *oh, int *ow)
-{
-    *oh = h < app->rows - 2 ? h : app->rows - 2;
-    *ow = w < app->cols - 2 ? w : app->cols - 2;
-    *y = (app->rows - *oh) / 2;
-    *x = (app->cols - *ow) / 2;
-}
-
-void tui_help_draw(tui_app *app)
-{
-    static const char *lines[][2] = {
-        {"j k ↑ ↓", "move"},
-        {"PgUp PgDn g G", "page, top, bottom"},
-        {"Enter", "details of the sandbox"},
-        {"Esc", "back / clear the filter"},
-        {"/", "filter: id, label k=v, status or failure kind"},
-        {"s  S", "sort by the next column / reverse"},
-        {"space  a", "mark / mark all"},
-        {"d", "delete marked (or the selected) sandboxes"},
-        {"n", "create a sandbox"},
-        {"e  1  2", "events view / sandboxes / events"},
-        {":", "command: any CLI verb, e.g. :create --memory-mib 64"},
-        {":ctx NAME", "switch provider context"},
-        {"r  Ctrl-L", "refresh now / redraw"},
-        {"mouse", "click selects, double-click opens, wheel scrolls"},
-        {"t  T", "terminal into the sandbox (re-attaches a detached one) / a new one"},
-        {"Ctrl-b 1 2 3-9", "list / events / terminal tabs;  n p  next / previous"},
-        {"Ctrl-b % o", "split beside the list (or a terminal) / other side"},
-        {"Ctrl-b [ /", "scroll back / search it (n N next, v select, y copy)"},
-        {"Ctrl-b R d x", "record to .cast / detach (keeps running) / close"},
-        {"q", "quit"},
-    };
-    int n = (int)(sizeof lines / sizeof lines[0]);
-    int y, x, h, w;
-    /* A blank line and the closing hint under the keys when the screen is tall enough; else
-     * (80x24) the hint goes into the bottom border so that every key still shows; on a
-     * shorter screen the last line says how many did not fit. */
-    bool roomy = n + 4 <= app->rows - 2;
-    centered(app, roomy ? n + 4 : n + 2, 76, &y, &x, &h, &w);
-    tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), "keys");
-    int fit = roomy ? n : h - 2;
-    for (int i = 0; i < n && i < fit; i++) {
-        if (i == fit - 1 && fit < n) {
-            char more[80];
-            snprintf(more, sizeof more, "... %d more: a taller terminal shows them", n - i);
-            tui_put(y + 1 + i, x + 2, w - 4, more, tui_attr(TH_DIM), false);
-            break;
-        }
-        const char *k = lines[i][0];
-        if (!tui_unicode && !strcmp(k, "j k ↑ ↓"))
-            k = "j k Up Down";
-        tui_put(y + 1 + i, x + 2, 16, k, tui_attr(TH_KEY), false);
-        tui_put(y + 1 + i, x + 19, w - 21, lines[i][1], tui_attr(TH_NORMAL), false);
-    }
-    if (roomy)
-        tui_put(y + h - 2, x + 2, w - 4, "any key closes this", tui_attr(TH_DIM), false);
-    else
-        tui_put(y + h - 1, x + 2, w - 4, " any key closes this ", tui_attr(TH_DIM), false);
-}
 
 /* ---- delete confirmation ---------------------------------------------------------------- */
 
@@ -96,7 +40,7 @@ void tui_confirm_close(tui_app *app)
 void tui_confirm_draw(tui_app *app)
 {
     int y, x, h, w;
-    centered(app, 7, 64, &y, &x, &h, &w);
+    tui_centered(app->rows, app->cols, 7, 64, &y, &x, &h, &w);
     tui_box(y, x, h, w, tui_attr(TH_FAILURE), tui_attr(TH_NORMAL), "delete");
     char buf[256];
     snprintf(buf, sizeof buf, "Delete %zu sandbox%s? They are ended and every trace removed.",
@@ -107,30 +51,38 @@ void tui_confirm_draw(tui_app *app)
         snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%.12s", i ? " " : "",
                  app->confirm_ids[i]);
     tui_put(y + 2, x + 2, w - 4, buf, tui_attr(TH_DIM), false);
-    tui_put(y + 4, x + 2, w - 4, "y: delete    n / Esc: keep", tui_attr(TH_KEY), false);
+    char hints[128];
+    tui_keys_hints(&tui_keys_confirm, hints, sizeof hints);
+    tui_put(y + 4, x + 2, w - 4, hints, tui_attr(TH_KEY), false);
 }
 
-bool tui_confirm_key(tui_app *app, int key)
+static void confirm_keep(tui_app *app, int key)
 {
-    if (key == 'y' || key == 'Y') {
-        char **argv = xcalloc(app->confirm_n + 2, sizeof *argv);
-        argv[0] = "rm";
-        for (size_t i = 0; i < app->confirm_n; i++)
-            argv[i + 1] = app->confirm_ids[i];
-        char title[64];
-        snprintf(title, sizeof title, "deleting %zu sandbox%s", app->confirm_n,
-                 app->confirm_n == 1 ? "" : "es");
-        tui_app_run_command(app, (int)app->confirm_n + 1, argv, title);
-        free(argv);
-        for (size_t i = 0; i < app->model.nrows; i++)
-            app->model.rows[i].st->marked = false;
-    }
-    if (key == 'y' || key == 'Y' || key == 'n' || key == 'N' || key == 27 || key == 'q') {
-        app->overlay = OV_NONE;
-        tui_confirm_close(app);
-    }
-    return true;
+    app->overlay = OV_NONE;
+    tui_confirm_close(app);
 }
+
+static void confirm_delete(tui_app *app, int key)
+{
+    char **argv = xcalloc(app->confirm_n + 2, sizeof *argv);
+    argv[0] = "rm";
+    for (size_t i = 0; i < app->confirm_n; i++)
+        argv[i + 1] = app->confirm_ids[i];
+    char title[64];
+    snprintf(title, sizeof title, "deleting %zu sandbox%s", app->confirm_n,
+             app->confirm_n == 1 ? "" : "es");
+    tui_jobs_command(app, (int)app->confirm_n + 1, argv, title);
+    free(argv);
+    for (size_t i = 0; i < app->model.nrows; i++)
+        app->model.rows[i].st->marked = false;
+    confirm_keep(app, key);
+}
+
+static const tui_binding confirm_rows[] = {
+    {{'y', 'Y'}, 0, confirm_delete, "y", "delete", 1, 0, NULL, NULL, NULL},
+    {{'n', 'N', 27, 'q'}, 0, confirm_keep, "n / Esc", "keep", 2, 0, NULL, NULL, NULL},
+};
+const tui_keymap tui_keys_confirm = TUI_KEYMAP("confirm", confirm_rows, "    ", ": ");
 
 /* ---- which detached session t attaches to ---------------------------------------------- */
 
@@ -138,7 +90,7 @@ void tui_sessions_draw(tui_app *app)
 {
     int y, x, h, w;
     int rows = (int)app->npick + 1;
-    centered(app, rows + 5, 72, &y, &x, &h, &w);
+    tui_centered(app->rows, app->cols, rows + 5, 72, &y, &x, &h, &w);
     char buf[160];
     snprintf(buf, sizeof buf, "sessions of %.12s", app->pick_sandbox);
     tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), buf);
@@ -156,41 +108,49 @@ void tui_sessions_draw(tui_app *app)
         bool sel = (size_t)i == app->pick_sel;
         tui_put(y + 2 + i, x + 2, w - 4, buf, tui_attr(sel ? TH_SELECTED : TH_NORMAL), true);
     }
-    tui_put(y + h - 2, x + 2, w - 4, "j/k choose   Enter attach   n new   Esc cancel",
-            tui_attr(TH_KEY), false);
+    char hints[128];
+    tui_keys_hints(&tui_keys_sessions, hints, sizeof hints);
+    tui_put(y + h - 2, x + 2, w - 4, hints, tui_attr(TH_KEY), false);
 }
 
-bool tui_sessions_key(tui_app *app, int key)
+static void sessions_down(tui_app *app, int key)
 {
-    switch (key) {
-    case 'j':
-    case KEY_DOWN:
-        if (app->pick_sel < app->npick)
-            app->pick_sel++;
-        return true;
-    case 'k':
-    case KEY_UP:
-        if (app->pick_sel > 0)
-            app->pick_sel--;
-        return true;
-    case '\r':
-    case '\n':
-    case KEY_ENTER:
-    case 'n':
-        app->overlay = OV_NONE;
-        tui_panes_attach(app, app->pick_sandbox,
-                         key == 'n' || app->pick_sel >= app->npick ? NULL
-                                                                   : app->pick[app->pick_sel].id);
-        break;
-    case 27:
-    case 'q': app->overlay = OV_NONE; break;
-    default: return true;
-    }
+    if (app->pick_sel < app->npick)
+        app->pick_sel++;
+}
+
+static void sessions_up(tui_app *app, int key)
+{
+    if (app->pick_sel > 0)
+        app->pick_sel--;
+}
+
+static void sessions_cancel(tui_app *app, int key)
+{
+    app->overlay = OV_NONE;
     free(app->pick);
     app->pick = NULL;
     app->npick = 0;
-    return true;
 }
+
+/* The last line of the picker, or n, is a new session. */
+static void sessions_attach(tui_app *app, int key)
+{
+    app->overlay = OV_NONE;
+    tui_panes_attach(app, app->pick_sandbox,
+                     key == 'n' || app->pick_sel >= app->npick ? NULL
+                                                               : app->pick[app->pick_sel].id);
+    sessions_cancel(app, key);
+}
+
+static const tui_binding sessions_rows[] = {
+    {{'j', KEY_DOWN}, 0, sessions_down, "j/k", "choose", 1, 0, NULL, NULL, NULL},
+    {{'k', KEY_UP}, 0, sessions_up, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{'\r', '\n', KEY_ENTER}, 0, sessions_attach, "Enter", "attach", 2, 0, NULL, NULL, NULL},
+    {{'n'}, 0, sessions_attach, "n", "new", 3, 0, NULL, NULL, NULL},
+    {{27, 'q'}, 0, sessions_cancel, "Esc", "cancel", 4, 0, NULL, NULL, NULL},
+};
+const tui_keymap tui_keys_sessions = TUI_KEYMAP("sessions", sessions_rows, "   ", " ");
 
 /* ---- create form ------------------------------------------------------------------------- */
 
@@ -208,7 +168,7 @@ void tui_form_open(tui_app *app)
 void tui_form_draw(tui_app *app)
 {
     int y, x, h, w;
-    centered(app, TUI_FORM_FIELDS + 5, 60, &y, &x, &h, &w);
+    tui_centered(app->rows, app->cols, TUI_FORM_FIELDS + 5, 60, &y, &x, &h, &w);
     tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), "new sandbox");
     for (int i = 0; i < TUI_FORM_FIELDS && i < h - 4; i++) {
         bool focus = app->form.field == i;
@@ -219,11 +179,12 @@ void tui_form_draw(tui_app *app)
     }
     bool btn = app->form.field == TUI_FORM_FIELDS;
     tui_put(y + h - 3, x + 18, 10, "[ create ]", tui_attr(btn ? TH_SELECTED : TH_KEY), false);
-    tui_put(y + h - 2, x + 2, w - 4, "Tab/arrows move  Enter creates  Esc cancels",
-            tui_attr(TH_DIM), false);
+    char hints[128];
+    tui_keys_hints(&tui_keys_form, hints, sizeof hints);
+    tui_put(y + h - 2, x + 2, w - 4, hints, tui_attr(TH_DIM), false);
 }
 
-static void form_submit(tui_app *app)
+static void form_submit(tui_app *app, int key)
 {
     char *argv[64];
     int argc = 0;
@@ -249,33 +210,40 @@ static void form_submit(tui_app *app)
             argv[argc++] = (char *)v;
         }
     }
-    tui_app_run_command(app, argc, argv, "create");
+    tui_jobs_command(app, argc, argv, "create");
     for (int i = 0; i < nowned; i++)
         free(owned[i]);
     app->overlay = OV_NONE;
 }
 
-bool tui_form_key(tui_app *app, wint_t ch, bool is_key)
+static void form_cancel(tui_app *app, int key)
+{
+    app->overlay = OV_NONE;
+}
+
+static void form_next(tui_app *app, int key)
+{
+    app->form.field = (app->form.field + 1) % (TUI_FORM_FIELDS + 1);
+}
+
+static void form_prev(tui_app *app, int key)
+{
+    app->form.field = (app->form.field + TUI_FORM_FIELDS) % (TUI_FORM_FIELDS + 1);
+}
+
+static const tui_binding form_rows[] = {
+    {{'\t', KEY_DOWN}, 0, form_next, "Tab/arrows", "move", 1, 0, NULL, NULL, NULL},
+    {{KEY_UP, KEY_BTAB}, 0, form_prev, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{'\r', '\n', KEY_ENTER}, 0, form_submit, "Enter", "creates", 2, 0, NULL, NULL, NULL},
+    {{27}, 0, form_cancel, "Esc", "cancels", 3, 0, NULL, NULL, NULL},
+};
+const tui_keymap tui_keys_form = TUI_KEYMAP("form", form_rows, "  ", " ");
+
+void tui_form_type(tui_app *app, wint_t ch, bool is_key)
 {
     tui_form *f = &app->form;
-    if (!is_key && ch == 27) {
-        app->overlay = OV_NONE;
-        return true;
-    }
-    if ((!is_key && ch == '\t') || (is_key && ch == KEY_DOWN)) {
-        f->field = (f->field + 1) % (TUI_FORM_FIELDS + 1);
-        return true;
-    }
-    if ((is_key && (ch == KEY_UP || ch == KEY_BTAB))) {
-        f->field = (f->field + TUI_FORM_FIELDS) % (TUI_FORM_FIELDS + 1);
-        return true;
-    }
-    if ((!is_key && (ch == '\r' || ch == '\n')) || (is_key && ch == KEY_ENTER)) {
-        form_submit(app);
-        return true;
-    }
     if (f->field == TUI_FORM_FIELDS)
-        return true;
+        return;
     char *v = f->values[f->field];
     size_t len = strlen(v);
     if ((is_key && ch == KEY_BACKSPACE) || (!is_key && (ch == 127 || ch == 8))) {
@@ -285,7 +253,6 @@ bool tui_form_key(tui_app *app, wint_t ch, bool is_key)
         v[len] = (char)ch;
         v[len + 1] = '\0';
     }
-    return true;
 }
 
 /* ---- output popup ---------------------------------------------------------------------- */
@@ -293,7 +260,7 @@ bool tui_form_key(tui_app *app, wint_t ch, bool is_key)
 void tui_output_draw(tui_app *app)
 {
     int y, x, h, w;
-    centered(app, app->rows - 4, app->cols - 6, &y, &x, &h, &w);
+    tui_centered(app->rows, app->cols, app->rows - 4, app->cols - 6, &y, &x, &h, &w);
     tui_box(y, x, h, w, tui_attr(TH_BORDER), tui_attr(TH_NORMAL), app->output_title);
     const char *p = app->output ? app->output : "";
     for (int skip = app->output_scroll; skip > 0 && *p; skip--) {
@@ -308,19 +275,42 @@ void tui_output_draw(tui_app *app)
         tui_put(y + 1 + r, x + 2, w - 4, line, tui_attr(TH_NORMAL), false);
         p = nl ? nl + 1 : p + n;
     }
-    tui_put(y + h - 2, x + 2, w - 4, "j/k scroll  Esc/q/Enter close", tui_attr(TH_DIM), false);
+    char hints[128];
+    tui_keys_hints(&tui_keys_output, hints, sizeof hints);
+    tui_put(y + h - 2, x + 2, w - 4, hints, tui_attr(TH_DIM), false);
 }
 
-bool tui_output_key(tui_app *app, int key)
+static void output_down(tui_app *app, int key)
 {
-    if (key == 'j' || key == KEY_DOWN)
-        app->output_scroll++;
-    else if ((key == 'k' || key == KEY_UP) && app->output_scroll > 0)
-        app->output_scroll--;
-    else if (key == 27 || key == 'q' || key == '\r' || key == '\n' || key == KEY_ENTER)
-        app->overlay = OV_NONE;
-    return true;
+    app->output_scroll++;
 }
+
+static void output_up(tui_app *app, int key)
+{
+    if (app->output_scroll > 0)
+        app->output_scroll--;
+}
+
+static void output_close(tui_app *app, int key)
+{
+    app->overlay = OV_NONE;
+}
+
+static const tui_binding output_rows[] = {
+    {{'j', KEY_DOWN}, 0, output_down, "j/k", "scroll", 1, 0, NULL, NULL, NULL},
+    {{'k', KEY_UP}, 0, output_up, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{27, 'q', '\r', '\n', KEY_ENTER},
+     0,
+     output_close,
+     "Esc/q/Enter",
+     "close",
+     2,
+     0,
+     NULL,
+     NULL,
+     NULL},
+};
+const tui_keymap tui_keys_output = TUI_KEYMAP("output", output_rows, "  ", " ");
 
 /* ---- bottom-line prompt ------------------------------------------------------------------ */
 
@@ -386,7 +376,7 @@ bool tui_prompt_key(tui_app *app, wint_t ch, bool is_key)
                 memmove(app->history[0], app->history[1], sizeof app->history[0] * 15);
                 snprintf(app->history[15], sizeof app->history[0], "%s", app->input);
             }
-            tui_app_palette(app, app->input);
+            tui_palette_run(app, app->input);
         }
         return true;
     }

@@ -169,3 +169,11 @@ void tui_sparkline(const double *v, size_t n, double max, int width, wchar_t *ou
 {
     tui_graph(v, n, max, width, 1, out);
 }
+
+void tui_centered(int rows, int cols, int h, int w, int *y, int *x, int *oh, int *ow)
+{
+    *oh = h < rows - 2 ? h : rows - 2;
+    *ow = w < cols - 2 ? w : cols - 2;
+    *y = (rows - *oh) / 2;
+    *x = (cols - *ow) / 2;
+}

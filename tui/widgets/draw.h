@@ -17,6 +17,8 @@ int tui_put(int y, int x, int width, const char *s, attr_t attr, bool pad);
 /* Same, right-aligned within width. */
 int tui_put_right(int y, int x, int width, const char *s, attr_t attr);
 void tui_fill(int y, int x, int width, attr_t attr);
+/* Where a centered box of at most h x w goes on a rows x cols screen (clamped to it). */
+void tui_centered(int rows, int cols, int h, int w, int *y, int *x, int *oh, int *ow);
 /* A box with an optional title in its top border; the inside is cleared. */
 void tui_box(int y, int x, int h, int w, attr_t border, attr_t fill, const char *title);
 

@@ -1,18 +1,22 @@
-/* The dashboard application: state shared by the event loop (app.c), the views and the
- * overlays. The UI thread never calls a provider: refreshes and actions run on libuv's work
- * queue and report back on the loop. */
-#ifndef TUI_APP_H
-#define TUI_APP_H
+/* The dashboard's state: one struct shared by the loop, the jobs, the frame, the input, the
+ * views and the panes. Everything here is read and written on the UI thread only. Code that
+ * changes what the screen shows sets a dirty flag (tui_dirty, tui_dirty_rows) and never draws
+ * or schedules a frame itself: the loop's before-sleep hook (frame.c) does that once. */
+#ifndef TUI_STATE_H
+#define TUI_STATE_H
 
+#include <curses.h>
 #include <stdbool.h>
 #include <uv.h>
 
-#include "cli/cli.h"
 #include "core/journal.h"
+#include "core/provider.h"
 #include "core/sampler.h"
 #include "tui/model.h"
-#include "tui/panes.h"
 #include "tui/theme.h"
+
+typedef struct sm_cli sm_cli;
+typedef struct tui_pane tui_pane;
 
 typedef enum tui_view { VIEW_LIST, VIEW_DETAIL, VIEW_EVENTS } tui_view;
 
@@ -29,6 +33,12 @@ typedef enum tui_overlay {
 } tui_overlay;
 
 #define TUI_FORM_FIELDS 7
+#define TUI_MAX_PANES   7 /* Ctrl-b 3..9 reaches each (1 and 2 are the list and the events) */
+#define TUI_PREFIX_KEY  2 /* Ctrl-b */
+/* Layout: header lines at the top, one footer line at the bottom. */
+#define TUI_HEADER_LINES 2
+/* A refresh slower than this shows a spinner in the header. */
+#define TUI_SLOW_REFRESH_S 0.3
 
 typedef struct tui_form {
     char values[TUI_FORM_FIELDS][128];
@@ -38,6 +48,7 @@ typedef struct tui_form {
 typedef struct tui_app {
     uv_loop_t *loop;
     uv_timer_t tick, render, spin;
+    uv_prepare_t before_sleep;
     uv_poll_t stdin_poll;
     uv_signal_t winch, term;
     sm_cli *cli;
@@ -68,7 +79,7 @@ typedef struct tui_app {
     double refresh_started;
     int spinner;
     bool quit;
-    bool full_redraw;
+    bool full_redraw; /* the next frame repaints the outer terminal from scratch (Ctrl-L) */
     /* bottom-line input (filter, palette) */
     char input[256];
     size_t input_len;
@@ -93,7 +104,7 @@ typedef struct tui_app {
     /* events view */
     size_t ev_selected, ev_scroll;
     int rows, cols;
-    /* embedded terminals */
+    /* embedded terminals (tui/panes/) */
     tui_pane *panes[TUI_MAX_PANES];
     int npanes;
     int focus;    /* pane index with the keyboard, -1 = the dashboard view */
@@ -104,59 +115,35 @@ typedef struct tui_app {
     bool pasting; /* inside a bracketed paste from the outer terminal */
     char *paste;
     size_t paste_len;
-    bool full;         /* the next frame must be drawn whole */
+    /* what the next frame must draw: the whole screen, or only the dirty rows of the visible
+     * terminals (each terminal model knows which of its rows changed) */
+    bool full;
+    bool rows_dirty;
     size_t term_bytes; /* terminal output drawn by the next frame (a stream when large) */
     double last_frame; /* monotonic time of the last frame */
     tui_color_tier term_tier;
 } tui_app;
 
-#define TUI_PREFIX_KEY 2 /* Ctrl-b */
+/* The whole frame changed. */
+static inline void tui_dirty(tui_app *app)
+{
+    app->full = true;
+}
 
-/* Layout: header lines at the top, one footer line at the bottom. */
-#define TUI_HEADER_LINES 2
+/* Only rows of visible terminals changed: the next frame may redraw just those. */
+static inline void tui_dirty_rows(tui_app *app)
+{
+    app->rows_dirty = true;
+}
 
-void tui_app_dirty(tui_app *app);
-/* Only terminal rows changed: a cheap frame that redraws dirty rows of visible panes. */
-void tui_app_term_dirty(tui_app *app);
-/* Draws a frame now (the render timer calls this; benchmarks too): the whole screen when
- * app->full or app->full_redraw is set, else only the dirty rows of the visible terminals. */
-void tui_app_render(tui_app *app);
-void tui_app_status(tui_app *app, bool error, const char *fmt, ...)
+/* The pane with the keyboard, or NULL when the dashboard has it. */
+static inline tui_pane *tui_focused(const tui_app *app)
+{
+    return app->focus >= 0 && app->focus < app->npanes ? app->panes[app->focus] : NULL;
+}
+
+/* A one-line message in the footer for a few seconds (longer for an error). */
+void tui_status(tui_app *app, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Runs a CLI command (argv[0] is the verb) on the work queue in the current context; its
- * output goes to the status line (one line) or the output popup. */
-void tui_app_run_command(tui_app *app, int argc, char **argv, const char *title);
-/* Parses and runs a palette line (":create --memory-mib 64", ":ctx NAME", ":q"). */
-void tui_app_palette(tui_app *app, const char *line);
-/* Switches the provider context; the next refresh shows its sandboxes. */
-void tui_app_switch_context(tui_app *app, const char *name);
-
-/* Views: draw into rows [top, top + height); key handlers return true when they used the key. */
-void tui_list_draw(tui_app *app, int top, int height);
-bool tui_list_key(tui_app *app, int key);
-void tui_list_click(tui_app *app, int y, int top);
-void tui_detail_draw(tui_app *app, int top, int height);
-bool tui_detail_key(tui_app *app, int key);
-void tui_events_draw(tui_app *app, int top, int height);
-bool tui_events_key(tui_app *app, int key);
-void tui_events_click(tui_app *app, int y, int top);
-
-/* Overlays. */
-void tui_help_draw(tui_app *app);
-void tui_confirm_open(tui_app *app);
-void tui_confirm_close(tui_app *app);
-void tui_confirm_draw(tui_app *app);
-bool tui_confirm_key(tui_app *app, int key);
-void tui_sessions_draw(tui_app *app);
-bool tui_sessions_key(tui_app *app, int key);
-void tui_form_open(tui_app *app);
-void tui_form_draw(tui_app *app);
-bool tui_form_key(tui_app *app, wint_t ch, bool is_key);
-void tui_output_draw(tui_app *app);
-bool tui_output_key(tui_app *app, int key);
-/* Bottom-line input for "/" and ":". */
-void tui_prompt_open(tui_app *app, tui_overlay which);
-void tui_prompt_draw(tui_app *app);
-bool tui_prompt_key(tui_app *app, wint_t ch, bool is_key);
 
 #endif
