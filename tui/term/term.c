@@ -23,7 +23,8 @@ typedef struct sb_line {
  * parameters or too long to be real are dropped, and everything else passes unchanged. */
 enum { F_GROUND, F_ESC, F_ESC_INTER, F_CSI, F_CSI_SKIP, F_STR, F_STR_ESC };
 
-#define MAX_CSI_PARAMS 15
+#define MAX_CSI_PARAMS   15
+#define UTF8_REPLACEMENT "\xEF\xBF\xBD" /* U+FFFD */
 
 typedef struct rep_filter {
     int state;
@@ -337,8 +338,11 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
     switch (f->state) {
     case F_GROUND:
         if (f->utf_need && (c & 0xC0) != 0x80) {
-            /* a broken UTF-8 sequence: hand over its bytes and read this one afresh */
-            out_append(out, n, cap, f->utf, f->utf_len);
+            /* a broken UTF-8 sequence: a replacement character for it, and this byte read
+             * afresh. Never its bytes: libvterm 0.1.4's decoder keeps a lead byte across the
+             * control that follows and writes a code point past its stack array for the next
+             * character. */
+            out_append(out, n, cap, UTF8_REPLACEMENT, sizeof UTF8_REPLACEMENT - 1);
             f->utf_len = f->utf_need = 0;
             filter_byte(t, c, out, n, cap);
             return;
@@ -368,6 +372,8 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
             f->utf[0] = ch;
             f->utf_len = 1;
             f->utf_need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        } else if (c >= 0xF8) { /* no UTF-8 (libvterm would wait for 4 or 5 more bytes) */
+            out_append(out, n, cap, UTF8_REPLACEMENT, sizeof UTF8_REPLACEMENT - 1);
         } else {
             out_append(out, n, cap, &ch, 1);
             if (c >= 0x20 && c < 0x7F) {
@@ -498,6 +504,23 @@ void tui_term_feed(tui_term *t, const char *data, size_t len)
     vterm_screen_flush_damage(t->vs);
 }
 
+/* libvterm 0.1.4 moves the cursor up by the lines a shorter screen pushes to scrollback
+ * without stopping at the top: a cursor near the top ends on a negative row, and the next
+ * erase or print there writes through a NULL cell. Put it back on the screen where the
+ * fixed libvterm does (row 0, same column). The scroll region was just reset, so a CUP is
+ * absolute even in origin mode. */
+static void clamp_cursor(tui_term *t)
+{
+    VTermPos pos;
+    vterm_state_get_cursorpos(vterm_obtain_state(t->vt), &pos);
+    if (pos.row >= 0 && pos.col >= 0)
+        return;
+    char cup[32];
+    int n = snprintf(cup, sizeof cup, "\033[%d;%dH", pos.row < 0 ? 1 : pos.row + 1,
+                     pos.col < 0 ? 1 : pos.col + 1);
+    vterm_input_write(t->vt, cup, (size_t)n);
+}
+
 void tui_term_resize(tui_term *t, int rows, int cols)
 {
     if (rows < TUI_TERM_MIN_ROWS)
@@ -517,6 +540,7 @@ void tui_term_resize(tui_term *t, int rows, int cols)
          * region, keeping the cursor; the program redraws after SIGWINCH anyway. */
         static const char reset_region[] = "7[r8";
         vterm_input_write(t->vt, reset_region, sizeof reset_region - 1);
+        clamp_cursor(t);
     }
     vterm_screen_flush_damage(t->vs);
     tui_term_mark_all_dirty(t);
