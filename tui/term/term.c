@@ -20,8 +20,13 @@ typedef struct sb_line {
  * corrupts memory repeating a wide character, and overflows its argument array on a CSI with
  * 16 or more parameters. So REP never reaches it (we expand it into the repeated character:
  * xterm's terminfo has `rep`, so ncurses programs send it), CSI sequences with too many
- * parameters or too long to be real are dropped, and everything else passes unchanged. */
-enum { F_GROUND, F_ESC, F_ESC_INTER, F_CSI, F_CSI_SKIP, F_STR, F_STR_ESC };
+ * parameters or too long to be real are dropped, and everything else passes unchanged.
+ * A DECRQSS (DCS $ q Pt ST) for a setting libvterm does not know makes it format its reply
+ * with a broken printf format (a string read from an integer argument), and a DCS split across
+ * two writes reaches it without its first part (so any DCS may start with "$q" there). The
+ * only DCS libvterm acts on is DECRQSS, so a DCS never reaches it, except a whole DECRQSS for
+ * a setting it knows; another DECRQSS is answered "invalid" here as xterm does. */
+enum { F_GROUND, F_ESC, F_ESC_INTER, F_CSI, F_CSI_SKIP, F_STR, F_STR_ESC, F_DCS, F_DCS_ESC };
 
 #define MAX_CSI_PARAMS   15
 #define UTF8_REPLACEMENT "\xEF\xBF\xBD" /* U+FFFD */
@@ -34,6 +39,7 @@ typedef struct rep_filter {
     size_t last_len;
     char utf[8]; /* a UTF-8 character being collected */
     size_t utf_len, utf_need;
+    bool dcs_drop; /* the DCS being held is no DECRQSS, or outgrew seq: dropped */
 } rep_filter;
 
 struct tui_term {
@@ -331,11 +337,87 @@ static bool is_rep(const rep_filter *f)
     return true;
 }
 
+static bool is_rqss(const rep_filter *f)
+{
+    return f->seq_len >= 4 && !memcmp(f->seq + 2, "$q", 2);
+}
+
+/* The settings libvterm 0.1.4 answers a DECRQSS for: SGR, DECSTBM, DECSLRM, DECSCUSR, DECSCA. */
+static bool rqss_known(const rep_filter *f)
+{
+    const char *s = f->seq + 4;
+    size_t len = f->seq_len - 4;
+    return (len == 1 && (s[0] == 'm' || s[0] == 'r' || s[0] == 's')) ||
+           (len == 2 && (!memcmp(s, " q", 2) || !memcmp(s, "\"q", 2)));
+}
+
+static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap);
+
+/* The held DCS ended with terminator: a known DECRQSS goes whole to libvterm (in one
+ * write), another is answered here, any other DCS is dropped. */
+static void dcs_end(tui_term *t, const char *terminator, char **out, size_t *n, size_t *cap)
+{
+    rep_filter *f = &t->filter;
+    if (!is_rqss(f)) {
+    } else if (!f->dcs_drop && rqss_known(f)) {
+        out_append(out, n, cap, f->seq, f->seq_len);
+        out_append(out, n, cap, terminator, strlen(terminator));
+    } else {
+        /* after libvterm has answered whatever came before it, so replies keep their order */
+        if (*n)
+            vterm_input_write(t->vt, *out, *n);
+        *n = 0;
+        if (t->out)
+            t->out("\033P0$r\033\\", 7, t->ud);
+    }
+    f->seq_len = 0;
+    f->dcs_drop = false;
+    f->state = F_GROUND;
+}
+
+/* Inside a DCS being held (ESC P seen): collects it while it may be a DECRQSS. */
+static void filter_dcs(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap)
+{
+    rep_filter *f = &t->filter;
+    char ch = (char)c;
+    if (f->state == F_DCS_ESC) {
+        dcs_end(t, "\033\\", out, n, cap);
+        if (c != '\\') { /* the escape ended the string and starts a sequence of its own */
+            f->seq[0] = 0x1B;
+            f->seq_len = 1;
+            f->state = F_ESC;
+            filter_byte(t, c, out, n, cap);
+        }
+        return;
+    }
+    if (c == 0x18 || c == 0x1A) { /* CAN, SUB: the string is void */
+        f->seq_len = 0;
+        f->dcs_drop = false;
+        f->state = F_GROUND;
+        out_append(out, n, cap, &ch, 1);
+    } else if (c == 0x07) {
+        dcs_end(t, "\a", out, n, cap);
+    } else if (c == 0x1B) {
+        f->state = F_DCS_ESC;
+    } else if (c == 0 || c == 0x7F) { /* ignored inside strings */
+    } else if (c < 0x20) {            /* C0 controls inside a string run at once */
+        out_append(out, n, cap, &ch, 1);
+    } else if (f->dcs_drop || f->seq_len >= sizeof f->seq) {
+        f->dcs_drop = true;
+    } else {
+        f->seq[f->seq_len++] = ch;
+        if (f->seq_len == 4 && !is_rqss(f))
+            f->dcs_drop = true; /* another DCS: libvterm would do nothing with it */
+    }
+}
+
 static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap)
 {
     rep_filter *f = &t->filter;
     char ch = (char)c;
     switch (f->state) {
+    case F_DCS:
+    case F_DCS_ESC: filter_dcs(t, c, out, n, cap); return;
     case F_GROUND:
         if (f->utf_need && (c & 0xC0) != 0x80) {
             /* a broken UTF-8 sequence: a replacement character for it, and this byte read
@@ -410,7 +492,9 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
             f->seq[f->seq_len++] = ch;
             if (c == '[') {
                 f->state = F_CSI;
-            } else if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_') {
+            } else if (c == 'P') {
+                f->state = F_DCS;
+            } else if (c == ']' || c == 'X' || c == '^' || c == '_') {
                 out_append(out, n, cap, f->seq, f->seq_len); /* strings stream through */
                 f->seq_len = 0;
                 f->state = F_STR;
@@ -426,6 +510,12 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
         if (f->state == F_ESC_INTER && c == '[') {
             f->seq[f->seq_len++] = ch; /* libvterm starts a CSI here even after intermediates */
             f->state = F_CSI;
+            return;
+        }
+        if (f->state == F_ESC_INTER && c == 'P') { /* and a DCS, its intermediates ignored */
+            memcpy(f->seq, "\033P", 2);
+            f->seq_len = 2;
+            f->state = F_DCS;
             return;
         }
         if (f->seq_len + 1 >= sizeof f->seq)
