@@ -20,7 +20,8 @@ typedef struct sb_line {
  * corrupts memory repeating a wide character, and overflows its argument array on a CSI with
  * 16 or more parameters. So REP never reaches it (we expand it into the repeated character:
  * xterm's terminfo has `rep`, so ncurses programs send it), CSI sequences with too many
- * parameters or too long to be real are dropped, and everything else passes unchanged.
+ * parameters or too long to be real are dropped, their numbers are capped, and everything else
+ * passes unchanged.
  * A DECRQSS (DCS $ q Pt ST) for a setting libvterm does not know makes it format its reply
  * with a broken printf format (a string read from an integer argument), and a DCS split across
  * two writes reaches it without its first part (so any DCS may start with "$q" there). The
@@ -337,6 +338,30 @@ static bool is_rep(const rep_filter *f)
     return true;
 }
 
+/* A CSI on its way to libvterm, each number capped at 99999: libvterm 0.1.4 accumulates a
+ * parameter in a long without bounds, and one of 19 digits overflows into a negative count
+ * that its scroll and erase code moves memory by. No real sequence needs more. */
+static void out_csi(const rep_filter *f, char **out, size_t *n, size_t *cap)
+{
+    for (size_t i = 0; i < f->seq_len;) {
+        if (f->seq[i] < '0' || f->seq[i] > '9') {
+            out_append(out, n, cap, f->seq + i, 1);
+            i++;
+            continue;
+        }
+        size_t end = i;
+        while (end < f->seq_len && f->seq[end] >= '0' && f->seq[end] <= '9')
+            end++;
+        while (i + 1 < end && f->seq[i] == '0') /* leading zeros say nothing */
+            i++;
+        if (end - i > 5)
+            out_append(out, n, cap, "99999", 5);
+        else
+            out_append(out, n, cap, f->seq + i, end - i);
+        i = end;
+    }
+}
+
 static bool is_rqss(const rep_filter *f)
 {
     return f->seq_len >= 4 && !memcmp(f->seq + 2, "$q", 2);
@@ -533,7 +558,7 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
         else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_rep(f))
             expand_rep(t, out, n, cap);
         else if (f->state == F_CSI && params < MAX_CSI_PARAMS)
-            out_append(out, n, cap, f->seq, f->seq_len);
+            out_csi(f, out, n, cap);
         f->seq_len = 0;
         f->state = F_GROUND;
         return;
