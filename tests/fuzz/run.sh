@@ -2,9 +2,10 @@
 # Runs each libFuzzer target of a fuzz build (make fuzz) for FUZZ_SECONDS, starting from its
 # committed corpus and regression inputs, then merges what it found back into
 # tests/fuzz/corpus/<target>/ minimised (-merge=1 into a fresh directory: only inputs that add
-# coverage survive, so the corpus stays small). A crash, leak or timeout stops with the input
-# under <build>/fuzz-artifacts/<target>/ and the command that replays it; once fixed, keep that
-# input in tests/fuzz/regress/<target>/ so ctest replays it in every build.
+# coverage survive, so the corpus stays small). A crash, leak or timeout stops that target with
+# the input under <build>/fuzz-artifacts/<target>/ and the command that replays it (and makes
+# the run fail); once fixed, keep that input in tests/fuzz/regress/<target>/ so ctest replays it
+# in every build.
 #   tests/fuzz/run.sh BUILD_DIR [TARGET...]     (targets: term config proto vtquery journal spec)
 # FUZZ_SECONDS (default 60) per target; FUZZ_FLAGS adds libFuzzer flags.
 set -euo pipefail
@@ -33,13 +34,19 @@ for t in "${targets[@]}"; do
         grep -E 'ERROR|SUMMARY|Test unit written' "$build/fuzz-$t.log" | head -5 >&2 || true
         echo "fuzz_$t: FAILED (log $build/fuzz-$t.log); replay: $bin $art/<input>" >&2
         status=1
-        continue
+    else
+        grep -E '^#[0-9]+[[:space:]]+DONE' "$build/fuzz-$t.log" || tail -1 "$build/fuzz-$t.log"
     fi
-    grep -E '^#[0-9]+[[:space:]]+DONE' "$build/fuzz-$t.log" || tail -1 "$build/fuzz-$t.log"
+    # What it found up to then is kept either way (minimised).
     fresh=$build/fuzz-merge/$t
     rm -rf "$fresh" && mkdir -p "$fresh"
-    nice -n 10 "$bin" -merge=1 "$fresh" "$corpus" "$work" >"$build/fuzz-$t-merge.log" 2>&1
-    rm -f "$corpus"/* && cp "$fresh"/* "$corpus"/ 2>/dev/null || true
+    if nice -n 10 "$bin" -merge=1 "$fresh" "$corpus" "$work" >"$build/fuzz-$t-merge.log" 2>&1 &&
+        [ -n "$(ls "$fresh")" ]; then
+        rm -f "$corpus"/* && cp "$fresh"/* "$corpus"/
+    else
+        echo "fuzz_$t: merge failed (log $build/fuzz-$t-merge.log); corpus left as it was" >&2
+        status=1
+    fi
     echo "fuzz_$t: corpus now $(ls "$corpus" | wc -l) inputs, $(cat "$corpus"/* 2>/dev/null | wc -c) bytes"
 done
 exit $status
