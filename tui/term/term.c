@@ -621,9 +621,10 @@ void tui_term_feed(tui_term *t, const char *data, size_t len)
 
 /* libvterm 0.1.4 moves the cursor up by the lines a shorter screen pushes to scrollback
  * without stopping at the top: a cursor near the top ends on a negative row, and the next
- * erase or print there writes through a NULL cell. Put it back on the screen where the
- * fixed libvterm does (row 0, same column). The scroll region was just reset, so a CUP is
- * absolute even in origin mode. */
+ * erase there writes through a NULL cell. Put it back on the screen where the fixed libvterm
+ * does (row 0, same column), and save that as the cursor a DECRC restores (the resize just
+ * saved the negative one). The scroll region was just reset, so a CUP is absolute even in
+ * origin mode. */
 static void clamp_cursor(tui_term *t)
 {
     VTermPos pos;
@@ -631,7 +632,7 @@ static void clamp_cursor(tui_term *t)
     if (pos.row >= 0 && pos.col >= 0)
         return;
     char cup[32];
-    int n = snprintf(cup, sizeof cup, "\033[%d;%dH", pos.row < 0 ? 1 : pos.row + 1,
+    int n = snprintf(cup, sizeof cup, "\033[%d;%dH\0337", pos.row < 0 ? 1 : pos.row + 1,
                      pos.col < 0 ? 1 : pos.col + 1);
     vterm_input_write(t->vt, cup, (size_t)n);
 }
