@@ -26,7 +26,8 @@ typedef struct sb_line {
  * with a broken printf format (a string read from an integer argument), and a DCS split across
  * two writes reaches it without its first part (so any DCS may start with "$q" there). The
  * only DCS libvterm acts on is DECRQSS, so a DCS never reaches it, except a whole DECRQSS for
- * a setting it knows; another DECRQSS is answered "invalid" here as xterm does. */
+ * a setting it knows; another DECRQSS is answered "invalid" here as xterm does. SOS, PM and
+ * APC strings, which libvterm does not parse as strings, are dropped the same way. */
 enum { F_GROUND, F_ESC, F_ESC_INTER, F_CSI, F_CSI_SKIP, F_STR, F_STR_ESC, F_DCS, F_DCS_ESC };
 
 #define MAX_CSI_PARAMS   15
@@ -519,7 +520,13 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
                 f->state = F_CSI;
             } else if (c == 'P') {
                 f->state = F_DCS;
-            } else if (c == ']' || c == 'X' || c == '^' || c == '_') {
+            } else if (c == 'X' || c == '^' || c == '_') {
+                /* SOS, PM, APC: libvterm 0.1.4 takes them for one-byte controls and their
+                 * contents for text, unchecked here; terminals ignore them: dropped whole */
+                f->seq_len = 0;
+                f->dcs_drop = true;
+                f->state = F_DCS;
+            } else if (c == ']') {
                 out_append(out, n, cap, f->seq, f->seq_len); /* strings stream through */
                 f->seq_len = 0;
                 f->state = F_STR;
@@ -619,6 +626,22 @@ void tui_term_feed(tui_term *t, const char *data, size_t len)
     vterm_screen_flush_damage(t->vs);
 }
 
+/* Sequences of our own into libvterm between the program's. A string the program has open
+ * (streamed through as an OSC) would be cut by them in libvterm but not in the scanner, whose
+ * next bytes would then reach libvterm's text decoder unchecked: so the string is closed for
+ * libvterm first and the scanner drops the rest of it (controls inside still run). */
+static void inject(tui_term *t, const char *seq, size_t len)
+{
+    rep_filter *f = &t->filter;
+    if (f->state == F_STR || f->state == F_STR_ESC) {
+        vterm_input_write(t->vt, "\033\\", 2);
+        f->state = f->state == F_STR ? F_DCS : F_DCS_ESC;
+        f->seq_len = 0; /* no DECRQSS: dropped */
+        f->dcs_drop = true;
+    }
+    vterm_input_write(t->vt, seq, len);
+}
+
 /* libvterm 0.1.4 moves the cursor up by the lines a shorter screen pushes to scrollback
  * without stopping at the top: a cursor near the top ends on a negative row, and the next
  * erase there writes through a NULL cell. Put it back on the screen where the fixed libvterm
@@ -634,7 +657,7 @@ static void clamp_cursor(tui_term *t)
     char cup[32];
     int n = snprintf(cup, sizeof cup, "\033[%d;%dH\0337", pos.row < 0 ? 1 : pos.row + 1,
                      pos.col < 0 ? 1 : pos.col + 1);
-    vterm_input_write(t->vt, cup, (size_t)n);
+    inject(t, cup, (size_t)n);
 }
 
 void tui_term_resize(tui_term *t, int rows, int cols)
@@ -655,7 +678,7 @@ void tui_term_resize(tui_term *t, int rows, int cols)
          * scroll inside it moves a negative number of rows (memory corruption). Reset the
          * region, keeping the cursor; the program redraws after SIGWINCH anyway. */
         static const char reset_region[] = "7[r8";
-        vterm_input_write(t->vt, reset_region, sizeof reset_region - 1);
+        inject(t, reset_region, sizeof reset_region - 1);
         clamp_cursor(t);
     }
     vterm_screen_flush_damage(t->vs);
