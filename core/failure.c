@@ -2,6 +2,8 @@
 #include "core/failure.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -212,7 +214,13 @@ static void get_str(const cJSON *j, const char *key, char *dst, size_t len)
 static long long get_num(const cJSON *j, const char *key, long long dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-    return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
+    if (!cJSON_IsNumber(v))
+        return dflt;
+    /* a record may hold any number (1e400 reads as inf): saturate, never convert out of range */
+    double d = v->valuedouble;
+    if (isnan(d))
+        return dflt;
+    return d >= 0x1p63 ? LLONG_MAX : d < -0x1p63 ? LLONG_MIN : (long long)d;
 }
 
 static int parse_signal(const char *name)

@@ -341,8 +341,8 @@ void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len)
         const char *cmd = sm_json_str(ev, "cmd");
         if (label[0])
             snprintf(buf, len, "%s in %s: %s", label, dur, cmd ? cmd : "");
-        else
-            snprintf(buf, len, "exit %d in %s: %s", (int)sm_json_num(ev, "return_code", 0), dur,
+        else /* %.0f: a damaged record's code may be any number, even one no int holds */
+            snprintf(buf, len, "exit %.0f in %s: %s", sm_json_num(ev, "return_code", 0), dur,
                      cmd ? cmd : "");
     } else if (type && !strcmp(type, "transfer")) {
         char size[24] = "";

@@ -98,7 +98,8 @@ int sm_map_from_json(const cJSON *obj, sm_map *m, char *errbuf, size_t errlen)
         if (cJSON_IsString(it)) {
             sm_map_set(m, it->string, it->valuestring);
         } else if (cJSON_IsNumber(it)) {
-            if (it->valuedouble == (double)(long long)it->valuedouble)
+            double d = it->valuedouble; /* converted only when in range (else undefined) */
+            if (d >= -0x1p63 && d < 0x1p63 && d == (double)(long long)d)
                 snprintf(num, sizeof num, "%lld", (long long)it->valuedouble);
             else
                 snprintf(num, sizeof num, "%.17g", it->valuedouble);

@@ -327,6 +327,50 @@ static void test_keys_and_replies(void **state)
     tui_term_free(t);
 }
 
+static void feed(tui_term *t, const char *s)
+{
+    tui_term_feed(t, s, strlen(s));
+}
+
+/* What fuzz_term found crashing libvterm 0.1.4, as a program would see it. */
+static void test_hostile_requests_and_resizes(void **state)
+{
+    tui_term *t = tui_term_new(16, 80, 10, collect, NULL);
+    char text[256];
+    int row, col, shape;
+    bool visible;
+    /* shrinking with the cursor at the top and text at the bottom: libvterm left the cursor on
+     * row -12, where an erase (also after restoring the cursor) wrote through NULL */
+    feed(t, "\033[16Hbottom\033[H");
+    tui_term_resize(t, 4, 80);
+    tui_term_cursor(t, &row, &col, &visible, &shape);
+    assert_int_equal(row, 0);
+    feed(t, "\0338\033[Kx");
+    tui_term_cursor(t, &row, &col, &visible, &shape);
+    assert_int_equal(row, 0);
+    /* a DECRQSS for a setting libvterm does not know is answered invalid, in order */
+    replies[0] = '\0';
+    feed(t, "\033[5n\033P$qx\033\\");
+    assert_string_equal(replies, "\033[0n\033P0$r\033\\");
+    /* a known one split across feeds is answered by libvterm, whole */
+    replies[0] = '\0';
+    feed(t, "\033[0m\033P$");
+    feed(t, "qm\033\\");
+    assert_string_equal(replies, "\033P1$rm\033\\");
+    /* other DCS, SOS, PM and APC strings show nothing and answer nothing */
+    replies[0] = '\0';
+    feed(t, "\r\n\033Pzz\033\\\033Xa\xe8\033\\\033^b\033\\\033_c\a"
+            "shown");
+    tui_term_line_text(t, tui_term_sb_count(t) + 1, text, sizeof text);
+    assert_string_equal(text, "shown");
+    assert_string_equal(replies, "");
+    /* a CSI number of 20 digits (overflowing libvterm's long) is as large as the screen */
+    feed(t, "\033[99999999999999999999C");
+    tui_term_cursor(t, &row, &col, &visible, &shape);
+    assert_int_equal(col, 79);
+    tui_term_free(t);
+}
+
 /* The cursor shape a program asks for, as DECSCUSR for the outer terminal; none asked = 0 (the
  * user's own cursor stays). */
 static void test_cursor_shape(void **state)
@@ -384,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_search_finds_old_lines),
         cmocka_unit_test(test_dirty_rows_and_resize),
         cmocka_unit_test(test_keys_and_replies),
+        cmocka_unit_test(test_hostile_requests_and_resizes),
         cmocka_unit_test(test_cursor_shape),
         cmocka_unit_test(test_text_columns),
     };

@@ -20,10 +20,18 @@ typedef struct sb_line {
  * corrupts memory repeating a wide character, and overflows its argument array on a CSI with
  * 16 or more parameters. So REP never reaches it (we expand it into the repeated character:
  * xterm's terminfo has `rep`, so ncurses programs send it), CSI sequences with too many
- * parameters or too long to be real are dropped, and everything else passes unchanged. */
-enum { F_GROUND, F_ESC, F_ESC_INTER, F_CSI, F_CSI_SKIP, F_STR, F_STR_ESC };
+ * parameters or too long to be real are dropped, their numbers are capped, and everything else
+ * passes unchanged.
+ * A DECRQSS (DCS $ q Pt ST) for a setting libvterm does not know makes it format its reply
+ * with a broken printf format (a string read from an integer argument), and a DCS split across
+ * two writes reaches it without its first part (so any DCS may start with "$q" there). The
+ * only DCS libvterm acts on is DECRQSS, so a DCS never reaches it, except a whole DECRQSS for
+ * a setting it knows; another DECRQSS is answered "invalid" here as xterm does. SOS, PM and
+ * APC strings, which libvterm does not parse as strings, are dropped the same way. */
+enum { F_GROUND, F_ESC, F_ESC_INTER, F_CSI, F_CSI_SKIP, F_STR, F_STR_ESC, F_DCS, F_DCS_ESC };
 
-#define MAX_CSI_PARAMS 15
+#define MAX_CSI_PARAMS   15
+#define UTF8_REPLACEMENT "\xEF\xBF\xBD" /* U+FFFD */
 
 typedef struct rep_filter {
     int state;
@@ -33,6 +41,7 @@ typedef struct rep_filter {
     size_t last_len;
     char utf[8]; /* a UTF-8 character being collected */
     size_t utf_len, utf_need;
+    bool dcs_drop; /* the DCS being held is no DECRQSS, or outgrew seq: dropped */
 } rep_filter;
 
 struct tui_term {
@@ -330,15 +339,118 @@ static bool is_rep(const rep_filter *f)
     return true;
 }
 
+/* A CSI on its way to libvterm, each number capped at 99999: libvterm 0.1.4 accumulates a
+ * parameter in a long without bounds, and one of 19 digits overflows into a negative count
+ * that its scroll and erase code moves memory by. No real sequence needs more. */
+static void out_csi(const rep_filter *f, char **out, size_t *n, size_t *cap)
+{
+    for (size_t i = 0; i < f->seq_len;) {
+        if (f->seq[i] < '0' || f->seq[i] > '9') {
+            out_append(out, n, cap, f->seq + i, 1);
+            i++;
+            continue;
+        }
+        size_t end = i;
+        while (end < f->seq_len && f->seq[end] >= '0' && f->seq[end] <= '9')
+            end++;
+        while (i + 1 < end && f->seq[i] == '0') /* leading zeros say nothing */
+            i++;
+        if (end - i > 5)
+            out_append(out, n, cap, "99999", 5);
+        else
+            out_append(out, n, cap, f->seq + i, end - i);
+        i = end;
+    }
+}
+
+static bool is_rqss(const rep_filter *f)
+{
+    return f->seq_len >= 4 && !memcmp(f->seq + 2, "$q", 2);
+}
+
+/* The settings libvterm 0.1.4 answers a DECRQSS for: SGR, DECSTBM, DECSLRM, DECSCUSR, DECSCA. */
+static bool rqss_known(const rep_filter *f)
+{
+    const char *s = f->seq + 4;
+    size_t len = f->seq_len - 4;
+    return (len == 1 && (s[0] == 'm' || s[0] == 'r' || s[0] == 's')) ||
+           (len == 2 && (!memcmp(s, " q", 2) || !memcmp(s, "\"q", 2)));
+}
+
+static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap);
+
+/* The held DCS ended with terminator: a known DECRQSS goes whole to libvterm (in one
+ * write), another is answered here, any other DCS is dropped. */
+static void dcs_end(tui_term *t, const char *terminator, char **out, size_t *n, size_t *cap)
+{
+    rep_filter *f = &t->filter;
+    if (!is_rqss(f)) {
+    } else if (!f->dcs_drop && rqss_known(f)) {
+        out_append(out, n, cap, f->seq, f->seq_len);
+        out_append(out, n, cap, terminator, strlen(terminator));
+    } else {
+        /* after libvterm has answered whatever came before it, so replies keep their order */
+        if (*n)
+            vterm_input_write(t->vt, *out, *n);
+        *n = 0;
+        if (t->out)
+            t->out("\033P0$r\033\\", 7, t->ud);
+    }
+    f->seq_len = 0;
+    f->dcs_drop = false;
+    f->state = F_GROUND;
+}
+
+/* Inside a DCS being held (ESC P seen): collects it while it may be a DECRQSS. */
+static void filter_dcs(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap)
+{
+    rep_filter *f = &t->filter;
+    char ch = (char)c;
+    if (f->state == F_DCS_ESC) {
+        dcs_end(t, "\033\\", out, n, cap);
+        if (c != '\\') { /* the escape ended the string and starts a sequence of its own */
+            f->seq[0] = 0x1B;
+            f->seq_len = 1;
+            f->state = F_ESC;
+            filter_byte(t, c, out, n, cap);
+        }
+        return;
+    }
+    if (c == 0x18 || c == 0x1A) { /* CAN, SUB: the string is void */
+        f->seq_len = 0;
+        f->dcs_drop = false;
+        f->state = F_GROUND;
+        out_append(out, n, cap, &ch, 1);
+    } else if (c == 0x07) {
+        dcs_end(t, "\a", out, n, cap);
+    } else if (c == 0x1B) {
+        f->state = F_DCS_ESC;
+    } else if (c == 0 || c == 0x7F) { /* ignored inside strings */
+    } else if (c < 0x20) {            /* C0 controls inside a string run at once */
+        out_append(out, n, cap, &ch, 1);
+    } else if (f->dcs_drop || f->seq_len >= sizeof f->seq) {
+        f->dcs_drop = true;
+    } else {
+        f->seq[f->seq_len++] = ch;
+        if (f->seq_len == 4 && !is_rqss(f))
+            f->dcs_drop = true; /* another DCS: libvterm would do nothing with it */
+    }
+}
+
 static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap)
 {
     rep_filter *f = &t->filter;
     char ch = (char)c;
     switch (f->state) {
+    case F_DCS:
+    case F_DCS_ESC: filter_dcs(t, c, out, n, cap); return;
     case F_GROUND:
         if (f->utf_need && (c & 0xC0) != 0x80) {
-            /* a broken UTF-8 sequence: hand over its bytes and read this one afresh */
-            out_append(out, n, cap, f->utf, f->utf_len);
+            /* a broken UTF-8 sequence: a replacement character for it, and this byte read
+             * afresh. Never its bytes: libvterm 0.1.4's decoder keeps a lead byte across the
+             * control that follows and writes a code point past its stack array for the next
+             * character. */
+            out_append(out, n, cap, UTF8_REPLACEMENT, sizeof UTF8_REPLACEMENT - 1);
             f->utf_len = f->utf_need = 0;
             filter_byte(t, c, out, n, cap);
             return;
@@ -368,6 +480,8 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
             f->utf[0] = ch;
             f->utf_len = 1;
             f->utf_need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        } else if (c >= 0xF8) { /* no UTF-8 (libvterm would wait for 4 or 5 more bytes) */
+            out_append(out, n, cap, UTF8_REPLACEMENT, sizeof UTF8_REPLACEMENT - 1);
         } else {
             out_append(out, n, cap, &ch, 1);
             if (c >= 0x20 && c < 0x7F) {
@@ -404,7 +518,15 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
             f->seq[f->seq_len++] = ch;
             if (c == '[') {
                 f->state = F_CSI;
-            } else if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_') {
+            } else if (c == 'P') {
+                f->state = F_DCS;
+            } else if (c == 'X' || c == '^' || c == '_') {
+                /* SOS, PM, APC: libvterm 0.1.4 takes them for one-byte controls and their
+                 * contents for text, unchecked here; terminals ignore them: dropped whole */
+                f->seq_len = 0;
+                f->dcs_drop = true;
+                f->state = F_DCS;
+            } else if (c == ']') {
                 out_append(out, n, cap, f->seq, f->seq_len); /* strings stream through */
                 f->seq_len = 0;
                 f->state = F_STR;
@@ -422,6 +544,12 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
             f->state = F_CSI;
             return;
         }
+        if (f->state == F_ESC_INTER && c == 'P') { /* and a DCS, its intermediates ignored */
+            memcpy(f->seq, "\033P", 2);
+            f->seq_len = 2;
+            f->state = F_DCS;
+            return;
+        }
         if (f->seq_len + 1 >= sizeof f->seq)
             f->state = F_CSI_SKIP; /* longer than any real sequence: drop it whole */
         if (f->state != F_CSI_SKIP)
@@ -437,7 +565,7 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
         else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_rep(f))
             expand_rep(t, out, n, cap);
         else if (f->state == F_CSI && params < MAX_CSI_PARAMS)
-            out_append(out, n, cap, f->seq, f->seq_len);
+            out_csi(f, out, n, cap);
         f->seq_len = 0;
         f->state = F_GROUND;
         return;
@@ -498,6 +626,40 @@ void tui_term_feed(tui_term *t, const char *data, size_t len)
     vterm_screen_flush_damage(t->vs);
 }
 
+/* Sequences of our own into libvterm between the program's. A string the program has open
+ * (streamed through as an OSC) would be cut by them in libvterm but not in the scanner, whose
+ * next bytes would then reach libvterm's text decoder unchecked: so the string is closed for
+ * libvterm first and the scanner drops the rest of it (controls inside still run). */
+static void inject(tui_term *t, const char *seq, size_t len)
+{
+    rep_filter *f = &t->filter;
+    if (f->state == F_STR || f->state == F_STR_ESC) {
+        vterm_input_write(t->vt, "\033\\", 2);
+        f->state = f->state == F_STR ? F_DCS : F_DCS_ESC;
+        f->seq_len = 0; /* no DECRQSS: dropped */
+        f->dcs_drop = true;
+    }
+    vterm_input_write(t->vt, seq, len);
+}
+
+/* libvterm 0.1.4 moves the cursor up by the lines a shorter screen pushes to scrollback
+ * without stopping at the top: a cursor near the top ends on a negative row, and the next
+ * erase there writes through a NULL cell. Put it back on the screen where the fixed libvterm
+ * does (row 0, same column), and save that as the cursor a DECRC restores (the resize just
+ * saved the negative one). The scroll region was just reset, so a CUP is absolute even in
+ * origin mode. */
+static void clamp_cursor(tui_term *t)
+{
+    VTermPos pos;
+    vterm_state_get_cursorpos(vterm_obtain_state(t->vt), &pos);
+    if (pos.row >= 0 && pos.col >= 0)
+        return;
+    char cup[32];
+    int n = snprintf(cup, sizeof cup, "\033[%d;%dH\0337", pos.row < 0 ? 1 : pos.row + 1,
+                     pos.col < 0 ? 1 : pos.col + 1);
+    inject(t, cup, (size_t)n);
+}
+
 void tui_term_resize(tui_term *t, int rows, int cols)
 {
     if (rows < TUI_TERM_MIN_ROWS)
@@ -516,7 +678,8 @@ void tui_term_resize(tui_term *t, int rows, int cols)
          * scroll inside it moves a negative number of rows (memory corruption). Reset the
          * region, keeping the cursor; the program redraws after SIGWINCH anyway. */
         static const char reset_region[] = "7[r8";
-        vterm_input_write(t->vt, reset_region, sizeof reset_region - 1);
+        inject(t, reset_region, sizeof reset_region - 1);
+        clamp_cursor(t);
     }
     vterm_screen_flush_damage(t->vs);
     tui_term_mark_all_dirty(t);
