@@ -22,11 +22,17 @@ check "the wheel over the list moves the selection down (Enter opens the second 
     wait_for "^$ID2  running"
 keys Escape
 check "Esc goes back to the list" wait_for "^  ID +STATUS"
-mouse 0 10 4
-mouse 0 10 4 m
-mouse 0 10 4
-mouse 0 10 4 m
-check "a double click on the first row opens its detail view" wait_for "^$ID  running"
+# On a loaded machine the four send-keys may land more than the 0.4 s of a double click apart,
+# and the dashboard rightly sees two clicks: a person would click twice again.
+double_click_opens() {
+    mouse 0 10 4
+    mouse 0 10 4 m
+    mouse 0 10 4
+    mouse 0 10 4 m
+    wait_for "^$ID  running" 3 >/dev/null
+}
+check "a double click on the first row opens its detail view" \
+    wait_until 15 double_click_opens
 keys Escape
 check "the list again" wait_for "^  ID +STATUS"
 
