@@ -244,7 +244,9 @@ static void hide_one(const char *path, void *ud)
         c->rc = hide_in(c->rootfd, path, c->workdir, c->msg, c->len);
 }
 
-/* Host keys and secrets of the usual services: a sandbox has no business reading them. */
+/* Host keys and secrets of the usual services: a sandbox has no business reading them. Also
+ * the container daemons that keep their root-giving socket outside /run (connect() works on a
+ * read-only mount): LXD and Incus. */
 static const char *const credentials[] = {"/etc/shadow",
                                           "/etc/shadow-",
                                           "/etc/gshadow",
@@ -263,6 +265,9 @@ static const char *const credentials[] = {"/etc/shadow",
                                           "/var/lib/containers",
                                           "/var/lib/sss",
                                           "/var/lib/kubelet",
+                                          "/var/lib/lxd",
+                                          "/var/lib/incus",
+                                          "/var/snap/lxd",
                                           "/var/spool/cron",
                                           "/var/lib/private",
                                           "/var/lib/systemd/credential.secret",
