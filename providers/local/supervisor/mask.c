@@ -127,6 +127,8 @@ int mask_proc_sys(const char *root, char *msg, size_t len)
 {
     static const char *const ro[] = {
         "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", NULL};
+    /* /sys/fs/cgroup is empty in a sysfs of our own, but in the host's, bound when ours cannot
+     * be mounted (an unprivileged sandbox on the host's network), it holds every host cgroup. */
     static const char *const masked[] = {"/proc/kcore",
                                          "/proc/keys",
                                          "/proc/key-users",
@@ -149,6 +151,7 @@ int mask_proc_sys(const char *root, char *msg, size_t len)
                                          "/sys/kernel/debug",
                                          "/sys/kernel/tracing",
                                          "/sys/kernel/security",
+                                         "/sys/fs/cgroup",
                                          NULL};
     char path[4096];
     int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
