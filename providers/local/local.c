@@ -322,8 +322,13 @@ static int start_supervisor(const local_provider *lp, const char *dir, double ti
     posix_spawn_file_actions_addclosefrom_np(&fa, 4);
     posix_spawnattr_init(&attr);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    /* Nor our environment (the user's tokens and host paths): the supervisor needs none, and
+     * the init, a process inside the sandbox for its whole life, keeps a copy of it. PATH is
+     * where the init finds an entrypoint given by name. */
+    char *const envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                          NULL};
     pid_t child;
-    int rc = posix_spawn(&child, lp->supervisor, &fa, &attr, argv, environ);
+    int rc = posix_spawn(&child, lp->supervisor, &fa, &attr, argv, envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     close(pfd[1]);
