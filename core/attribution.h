@@ -10,6 +10,9 @@
 #include "core/kv.h"
 
 #define SM_ATTRIBUTION_PREFIX "nemo-gym.nvidia.com/"
+/* The labels a rollout is selected by (ls/top/rm --run, --user; NeMo Gym's cleanup tool). */
+#define SM_LABEL_RUN  SM_ATTRIBUTION_PREFIX "run"
+#define SM_LABEL_USER SM_ATTRIBUTION_PREFIX "user"
 
 typedef struct sm_attribution {
     char *team;

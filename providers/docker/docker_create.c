@@ -66,7 +66,8 @@ static cJSON *create_body(const docker_provider *dp, sm_provider *p, const sm_sp
     /* ours win over the spec's: ls and cleanup rely on them */
     const char *own[][2] = {{DOCKER_LABEL_PROVIDER, "docker"},
                             {DOCKER_LABEL_ATTEMPT, attempt},
-                            {DOCKER_LABEL_CONTEXT, p->context}};
+                            {DOCKER_LABEL_CONTEXT, p->context},
+                            {DOCKER_LABEL_NEMO_GYM, "1"}};
     for (size_t i = 0; i < SM_ARRAY_LEN(own); i++) {
         cJSON_DeleteItemFromObjectCaseSensitive(labels, own[i][0]);
         cJSON_AddStringToObject(labels, own[i][0], own[i][1]);
