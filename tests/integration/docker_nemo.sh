@@ -1,7 +1,7 @@
 # NeMo Gym's docker sandboxes with sandman, against a real engine (the private podman service):
 # a container made by the docker CLI exactly as NeMo Gym's docker provider makes it
 # (`docker run -d --name nemo-gym-<32hex> --label nemo-gym.sandbox=1 ...`) is a sandbox to ls and
-# top without --all, with its attribution labels, and every verb works on it (by id prefix or by
+# top (and the dashboard) without --all, with its attribution labels, and every verb works on it (by id prefix or by
 # its name): exec, cp both ways, status, stats, shell, rm. sandman's own containers carry
 # nemo-gym.sandbox=1, so NeMo Gym's tooling (docker ps --filter) sees them. Runs select and
 # group containers of both; rm --run removes a rollout. spec.files are 0644 and readable by an
@@ -86,14 +86,29 @@ expect_eq "stats exits 0" 0 "$RC"
 expect_match "and reads its pids" "pids: +[0-9]+" "$OUT"
 
 # shell: a real terminal (tmux); typed once the prompt is there
-tm new-session -d -x 100 -y 20 "$SANDMAN -p dk shell $GYM; echo EXIT=\$?; sleep 600"
-shown() { tm capture-pane -p | grep -q "$1"; }
+tm new-session -d -s shell -x 100 -y 20 "$SANDMAN -p dk shell $GYM; echo EXIT=\$?; sleep 600"
+PANE=shell
+shown() { tm capture-pane -p -t "$PANE" | grep -q "$1"; }
 wait_until 30 shown '/workspace #'
 check "shell opens a prompt in its workdir" shown '/workspace #'
-tm send-keys 'echo in-shell-$TASK; exit 4' Enter
+tm send-keys -t shell 'echo in-shell-$TASK; exit 4' Enter
 wait_until 30 shown 'EXIT='
 check "the shell ran the command" shown '^in-shell-sort'
 check "and exits with the remote status" shown 'EXIT=4'
+
+# the dashboard reads the same list: NeMo Gym's container is a row, and its filter (/) selects
+# the run by its label
+tm new-session -d -s dash -x 160 -y 40 "$SANDMAN -p dk; sleep 600"
+PANE=dash
+wait_until 30 shown "${GYM_ID:0:12}"
+check "the dashboard shows NeMo Gym's container" shown "${GYM_ID:0:12}"
+tm send-keys -t dash /
+tm send-keys -t dash -l run=gym-rollout
+tm send-keys -t dash Enter
+gone_from_screen() { ! tm capture-pane -p -t dash | grep -q "$1"; }
+wait_until 30 gone_from_screen "${OTHER:0:12}"
+check "filtering by run=gym-rollout leaves the other container out" gone_from_screen "${OTHER:0:12}"
+check "and keeps the run's" shown "${GYM_ID:0:12}"
 tm kill-server >/dev/null 2>&1
 
 # ---- sandman's own containers are NeMo Gym sandboxes too
