@@ -71,7 +71,8 @@ static void ls_done(void *args)
 }
 
 /* The table once per value of the group label, in order of first appearance (the list is
- * oldest first), sandboxes without the label last, under "-". */
+ * oldest first), sandboxes without the label last, under "-". JSON stays one array: every
+ * element carries its labels. */
 static void print_groups(sm_cli *cli, const char *key, sm_sandbox_info *list, size_t n)
 {
     sm_sandbox_info *rows = n ? xcalloc(n, sizeof *rows) : NULL;
@@ -129,7 +130,7 @@ static int cmd_ls(sm_cli *cli, cli_call *c)
     } else if (a->quiet) {
         for (size_t i = 0; i < n; i++)
             cli_print_id(cli, list[i].id);
-    } else if (a->group) {
+    } else if (a->group && n) {
         print_groups(cli, a->group, list, n);
     } else {
         cli_print_info_table(cli->out, list, n);
