@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/attribution.h"
 #include "core/diagnose.h"
 #include "core/journal.h"
 #include "core/json.h"
@@ -21,11 +22,13 @@ typedef struct top_args {
     sm_map labels;
 } top_args;
 
-enum { T_INTERVAL = 1, T_COUNT, T_LABEL };
+enum { T_INTERVAL = 1, T_COUNT, T_LABEL, T_RUN, T_USER };
 static const cli_opt top_opts[] = {
     {"interval", 'i', "S", "seconds between updates (default 1)", T_INTERVAL},
     {"count", 'n', "N", "stop after N updates (default: until Ctrl-C)", T_COUNT},
     {"label", 'l', "K=V", "only sandboxes with this label (repeatable)", T_LABEL},
+    {"run", 0, "RUN", "only the sandboxes of this run (label " SM_LABEL_RUN ")", T_RUN},
+    {"user", 0, "USER", "only this user's sandboxes (label " SM_LABEL_USER ")", T_USER},
     {NULL, 0, NULL, NULL, 0}};
 
 static int top_opt(sm_cli *cli, void *args, int id, const char *arg)
@@ -37,6 +40,10 @@ static int top_opt(sm_cli *cli, void *args, int id, const char *arg)
         return cli_usage(cli, "--count wants a positive integer, not '%s'", arg);
     if (id == T_LABEL && sm_map_set_kv(&a->labels, arg) < 0)
         return cli_usage(cli, "--label wants KEY=VALUE, not '%s'", arg);
+    if ((id == T_RUN || id == T_USER) && !*arg)
+        return cli_usage(cli, "--%s wants a non-empty value", id == T_RUN ? "run" : "user");
+    if (id == T_RUN || id == T_USER)
+        sm_map_set(&a->labels, id == T_RUN ? SM_LABEL_RUN : SM_LABEL_USER, arg);
     return 0;
 }
 
@@ -102,10 +109,10 @@ static void print_tick(sm_cli *cli, sm_sandbox_info *list, size_t n, sm_strtab *
     sm_format_time(now, ts, sizeof ts);
     if (!cli->json)
         fprintf(cli->out,
-                "%s  %zu sandboxes\n%-12s  %-8s  %-8s  %-16s  %6s  %6s  %6s  %-17s  %-11s  %-19s  "
-                "%s\n",
-                ts, n, "ID", "PROVIDER", "STATUS", "IMAGE", "AGE", "TTL", "CPU%", "MEM/LIMIT",
-                "PIDS/LIMIT", "IO R/W per s", "FAILURE");
+                "%s  %zu sandboxes\n%-12s  %-8s  %-8s  %-12s  %-16s  %6s  %6s  %6s  %-17s  %-11s  "
+                "%-19s  %s\n",
+                ts, n, "ID", "PROVIDER", "STATUS", "RUN", "IMAGE", "AGE", "TTL", "CPU%",
+                "MEM/LIMIT", "PIDS/LIMIT", "IO R/W per s", "FAILURE");
     for (size_t i = 0; i < n; i++) {
         top_state *s = state_of(states, list[i].id);
         const sm_sample *cur = sm_history_at(&s->history, 0);
@@ -117,6 +124,7 @@ static void print_tick(sm_cli *cli, sm_sandbox_info *list, size_t n, sm_strtab *
         char label[160] = "-";
         bool live = list[i].status == SM_STATUS_RUNNING || list[i].status == SM_STATUS_STARTING;
         double ttl_left = sm_sandbox_info_ttl_left(&list[i], now);
+        const char *run = sm_map_get(&list[i].labels, SM_LABEL_RUN);
         if (has)
             sm_failure_label(&why, label, sizeof label);
         if (cli->json) {
@@ -125,6 +133,10 @@ static void print_tick(sm_cli *cli, sm_sandbox_info *list, size_t n, sm_strtab *
             cJSON_AddStringToObject(o, "id", list[i].id);
             cJSON_AddStringToObject(o, "provider", list[i].provider);
             cJSON_AddStringToObject(o, "status", sm_status_name(list[i].status));
+            if (run)
+                cJSON_AddStringToObject(o, "run", run);
+            else
+                cJSON_AddNullToObject(o, "run");
             if (list[i].image)
                 cJSON_AddStringToObject(o, "image", list[i].image);
             else
@@ -175,11 +187,13 @@ static void print_tick(sm_cli *cli, sm_sandbox_info *list, size_t n, sm_strtab *
             sm_format_bytes(r.io_write_bps, b, sizeof b);
             snprintf(io, sizeof io, "%s/%s", a, b);
         }
-        char id[13], prov[9], img[17], e_label[640];
+        char id[13], prov[9], img[17], e_label[640], runf[13];
         cli_printf(cli->out,
-                   "%-12.12s  %-8.8s  %-8s  %-16.16s  %6s  %6s  %6s  %-17s  %-11s  %-19s  %s\n",
+                   "%-12.12s  %-8.8s  %-8s  %-12s  %-16.16s  %6s  %6s  %6s  %-17s  %-11s  %-19s  "
+                   "%s\n",
                    cli_field(list[i].id, id, sizeof id),
                    cli_field(list[i].provider, prov, sizeof prov), sm_status_name(list[i].status),
+                   cli_field(run ? run : "-", runf, sizeof runf),
                    cli_field(list[i].image ? list[i].image : "-", img, sizeof img), age, ttl, cpu,
                    mem, pids, io, cli_field(label, e_label, sizeof e_label));
     }
@@ -264,7 +278,7 @@ static int cmd_top(sm_cli *cli, cli_call *c)
 
 const sm_cmd sm_cmd_top = {
     .name = "top",
-    .usage = "[--interval S] [--count N] [-l K=V]...",
+    .usage = "[--interval S] [--count N] [-l K=V]... [--run RUN] [--user USER]",
     .summary = "live CPU, memory, pids, IO and failures of every sandbox (JSON lines with -o json)",
     .flags = CLI_PROVIDER,
     .opts = top_opts,

@@ -368,7 +368,9 @@ int sm_provider_resolve_id(sm_provider *p, const char *prefix, char **full, sm_e
         return rc;
     size_t matches = 0, pick = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!strcmp(list[i].id, prefix)) { /* an exact id always wins */
+        /* an exact id always wins, as does an engine's container name (nemo-gym-<hex>) */
+        const char *name = list[i].extra ? sm_json_str(list[i].extra, "name") : NULL;
+        if (!strcmp(list[i].id, prefix) || (name && !strcmp(name, prefix))) {
             matches = 1;
             pick = i;
             break;

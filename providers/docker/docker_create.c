@@ -17,6 +17,7 @@
 #include "core/redact.h"
 #include "core/util.h"
 #include "providers/docker/docker_cache.h"
+#include "providers/docker/docker_fs.h"
 #include "providers/docker/docker_run.h"
 
 #define CREATE_TIMEOUT_S 120.0 /* one create/start request */
@@ -66,7 +67,8 @@ static cJSON *create_body(const docker_provider *dp, sm_provider *p, const sm_sp
     /* ours win over the spec's: ls and cleanup rely on them */
     const char *own[][2] = {{DOCKER_LABEL_PROVIDER, "docker"},
                             {DOCKER_LABEL_ATTEMPT, attempt},
-                            {DOCKER_LABEL_CONTEXT, p->context}};
+                            {DOCKER_LABEL_CONTEXT, p->context},
+                            {DOCKER_LABEL_NEMO_GYM, "1"}};
     for (size_t i = 0; i < SM_ARRAY_LEN(own); i++) {
         cJSON_DeleteItemFromObjectCaseSensitive(labels, own[i][0]);
         cJSON_AddStringToObject(labels, own[i][0], own[i][1]);
@@ -606,8 +608,10 @@ int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error
         return rc;
     }
     double created = sm_now_wall();
-    sm_http_conn *attached = token ? attach_output(dp, id) : NULL;
-    rc = start_container(dp, id, err);
+    rc = spec->workdir ? docker_make_workdir(dp, id, spec->workdir, err) : SM_OK;
+    sm_http_conn *attached = token && rc == SM_OK ? attach_output(dp, id) : NULL;
+    if (rc == SM_OK)
+        rc = start_container(dp, id, err);
     if (rc == SM_OK) {
         double wait = dp->cfg.probe_timeout_s;
         if (dp->cfg.probe_deadline_s > wait)

@@ -18,6 +18,9 @@
 #define DOCKER_LABEL_ATTEMPT  "sandman.attempt"  /* unique per create attempt (lost replies) */
 #define DOCKER_LABEL_CONTEXT  "sandman.context"  /* the config block that made it */
 #define DOCKER_LABEL_TTL      "sandman.ttl_s"    /* the enforced TTL (keep-alive sleep) */
+/* NeMo Gym's docker provider marks its containers so: they are sandboxes too (ls without --all),
+ * and sandman's carry it so that NeMo Gym's tooling sees them. */
+#define DOCKER_LABEL_NEMO_GYM "nemo-gym.sandbox"
 
 #define DOCKER_CONTROL_TIMEOUT_S 60.0 /* inspect, list, remove, ... */
 
