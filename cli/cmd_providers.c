@@ -30,8 +30,10 @@ static bool try_open(const sm_config *cfg, const char *name, char *status, size_
         snprintf(status, len, "%s", err.msg);
         return false;
     }
+    char *note = sm_provider_describe(p); /* where it runs, and what the block asks in vain */
+    snprintf(status, len, "ok%s%s%s", note ? " (" : "", note ? note : "", note ? ")" : "");
+    free(note);
     sm_provider_free(p);
-    snprintf(status, len, "ok");
     return true;
 }
 

@@ -302,7 +302,16 @@ static int translate(const flag *table, char *const *args, const char *what, cJS
             }
         }
         if (!f) {
-            note(ignored, a[0] == '-' ? name : a);
+            /* an unknown --flag followed by a word: the word is its value (run and exec args
+             * hold no positionals; sandman places the image and the command) */
+            if (a[0] == '-' && a[1] == '-' && !strchr(a, '=') && args[i + 1] &&
+                args[i + 1][0] != '-') {
+                char both[200];
+                snprintf(both, sizeof both, "%s %.100s", name, args[++i]);
+                note(ignored, both);
+            } else {
+                note(ignored, a[0] == '-' ? name : a);
+            }
             continue;
         }
         if (f->kind == A_IGNORE) {

@@ -130,6 +130,38 @@ expect_match "a provider that is not built is the remaining error" "not built in
 printf 'sandbox:\n  local: {default_timeout_s: 60}\n' >"$D/good.yaml"
 run "$SANDMAN" providers -c "$D/good.yaml"
 expect_eq "a valid file exits 0" 0 "$RC"
+# NeMo Gym's docker provider file, every key set: accepted; what sandman cannot do is named
+cat >"$D/docker.yaml" <<'YAML'
+sandbox:
+  default_metadata:
+    sandbox-api: docker-cli
+  docker:
+    create:
+      keepalive_shell: /bin/sh
+      keepalive_cmd: "while :; do sleep 2147483647; done"
+      start_timeout_s: 600
+      use_init: true
+      apply_resource_limits: true
+      publish_host: 127.0.0.1
+      extra_run_args: [--shm-size=2g, --platform, linux/amd64]
+    exec:
+      default_timeout_s: 180
+      concurrency: 32
+      exec_shell: null
+      extra_exec_args: []
+    probe:
+      command: printf docker-sandbox-ready
+      expected_stdout: docker-sandbox-ready
+      timeout_s: 30
+      deadline_s: 60
+      stable_count: 1
+      stable_delay_s: 0
+    networking: {loopback_forwarding: true}
+YAML
+run "$SANDMAN" providers -c "$D/docker.yaml"
+expect_eq "NeMo Gym's docker file is valid" 0 "$RC"
+expect_match "flags and keys sandman cannot honour are named" \
+    "sandbox +sandbox +docker +1 +\(default\) ok .*warning: docker.create.extra_run_args ignores --platform linux/amd64 .*docker.networking is ignored" "$OUT"
 run "$SANDMAN" providers -c "$D/missing.yaml"
 expect_eq "a missing file is an error" 2 "$RC"
 expect_match "naming it" "missing.yaml: No such file or directory" "$ERR"

@@ -84,7 +84,7 @@ static void test_every_nemo_key(void **state)
     assert_string_equal(c.extra_exec_args[1], "A=1");
     assert_true(c.probe_stable_delay_s == 0.5);
     assert_string_equal(c.warnings,
-                        "docker.create.extra_run_args ignores --gpus, all (no Docker Engine API "
+                        "docker.create.extra_run_args ignores --gpus all (no Docker Engine API "
                         "equivalent); docker.exec.extra_exec_args ignores -it (no Docker Engine "
                         "API equivalent); docker.networking is ignored (sandman's docker provider "
                         "runs no Compose projects); docker.shared_storage is ignored (sandman's "
