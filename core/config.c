@@ -11,9 +11,15 @@
  *   whatever the substituted text looks like; core/json.c's getters accept numeric/boolean
  *   strings where numbers/bools are expected.
  * - anchors/aliases are supported by copying the anchored node; `<<` merge keys too.
- * - only ${oc.env:...} is interpolated, in values (never in keys); any other ${...} stays
- *   literal text (shell commands in configs use it). "\${oc.env:" yields a literal "${oc.env:".
- *   An embedded null default ("a-${oc.env:X,null}") contributes nothing to the text. */
+ * - only ${oc.env:...} is interpolated, in values (never in keys). In a config block, any
+ *   other ${...} (a resolver such as oc.select, a reference to another key) is an error naming
+ *   it, as OmegaConf would resolve it and sandman cannot; "\${" yields a literal "${". (The
+ *   plain YAML reader, sm_yaml_parse, keeps other ${...} as text and escapes only
+ *   "\${oc.env:".) An embedded null default ("a-${oc.env:X,null}") contributes nothing.
+ * - a file is read once without interpolation; each sandbox block is then resolved on its own
+ *   (a copy of its subtree), and an error is kept with the block (sm_context.error), so that it
+ *   fails only a verb that selects it: OmegaConf resolves only what is read. Key positions are
+ *   kept per block for errors that name a line. */
 #include "core/config.h"
 
 #include <cjson/cJSON.h>
