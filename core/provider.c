@@ -151,6 +151,8 @@ int sm_provider_open(const sm_config *config, const char *context, sm_provider *
         return rc;
     sm_provider *p = NULL;
     rc = sm_provider_new(ctx.provider, ctx.options, &p, err);
+    if (rc == SM_ERR_CONFIG || rc == SM_ERR_INVALID)
+        sm_context_explain(&ctx, err); /* file, line and block of the option */
     if (rc == SM_OK) {
         free(p->context);
         p->context = xstrdup(ctx.name);

@@ -6,6 +6,7 @@
 #define SM_DOCKER_ENGINE_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -29,8 +30,9 @@ typedef struct docker_provider {
     sm_http *http;
     bool tls;
     pthread_mutex_t lock;
-    char api[16];   /* "1.41" once known */
-    char *tcp_host; /* the engine's host for endpoints on wildcard addresses (TCP only) */
+    sem_t exec_slots; /* exec.concurrency: execs talking to the engine at once */
+    char api[16];     /* "1.41" once known */
+    char *tcp_host;   /* the engine's host for endpoints on wildcard addresses (TCP only) */
 } docker_provider;
 
 /* Parses a config block and builds its client (nothing is sent yet). *out is owned by the
