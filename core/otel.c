@@ -71,7 +71,6 @@ typedef struct signal_out {
     char *url;       /* full OTLP/HTTP URL (.../v1/traces) */
     char **headers;  /* "Name: value", NULL-terminated */
     sm_http *client; /* made on first send */
-    bool failed;     /* gave up after a failed send */
 } signal_out;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -91,8 +90,10 @@ static struct {
     long long start_ns; /* of the metrics' cumulative window */
     double last_flush;
     int seq;
-    char base[64]; /* "<start time>-<pid>": this process's file names */
-    char *warning; /* the first export failure, printed at exit */
+    char base[64];    /* "<start time>-<pid>": this process's file names */
+    bool http_failed; /* a send failed: no more sends (the other signal goes to the same
+                         collector, most likely as silent) */
+    char *warning;    /* the first export failure, printed at exit */
 } g;
 static bool exit_hook; /* atexit is registered once, whatever sm_otel_reset does */
 
@@ -271,12 +272,9 @@ static cJSON *make_resource(void)
 
 static void at_exit(void);
 
-/* With mu held. */
-static void init_locked(void)
+/* With mu held; sm_otel_enabled publishes the result. */
+static void configure(void)
 {
-    if (g.inited)
-        return;
-    g.inited = true;
     g.owner = getpid();
     if (truthy(getenv("OTEL_SDK_DISABLED")))
         return;
@@ -337,7 +335,11 @@ bool sm_otel_enabled(void)
     if (__atomic_load_n(&g.inited, __ATOMIC_ACQUIRE))
         return g.on;
     pthread_mutex_lock(&mu);
-    init_locked();
+    if (!g.inited) {
+        configure();
+        /* other threads read the configuration without the lock once this is seen */
+        __atomic_store_n(&g.inited, true, __ATOMIC_RELEASE);
+    }
     pthread_mutex_unlock(&mu);
     return g.on;
 }
@@ -428,6 +430,7 @@ void sm_otel_span_end(sm_otel_span *sp, const char *sandbox_id, bool ok, const c
         free(msg);
     }
     pthread_mutex_lock(&mu);
+    /* only a process that never exports (a forked child) can reach the cap */
     if (cJSON_GetArraySize(g.spans) < MAX_SPANS)
         cJSON_AddItemToArray(g.spans, s);
     else {
@@ -630,7 +633,7 @@ static void write_file(const char *sub, const char *name, const char *text)
 
 static void send(signal_out *o, const char *text)
 {
-    if (!o->http || o->failed)
+    if (!o->http || g.http_failed)
         return;
     sm_error err;
     sm_error_clear(&err);
@@ -643,7 +646,7 @@ static void send(signal_out *o, const char *text)
                              .key_file = getenv("OTEL_EXPORTER_OTLP_CLIENT_KEY"),
                              .what = "the OpenTelemetry collector"};
         if (sm_http_new(&opts, &o->client, &err) != SM_OK) {
-            o->failed = true;
+            g.http_failed = true;
             warn_once("OpenTelemetry export off: %s", err.msg);
             return;
         }
@@ -659,10 +662,10 @@ static void send(signal_out *o, const char *text)
     sm_http_resp_init(&resp);
     int rc = sm_http_do(o->client, &req, &resp, &err);
     if (rc != SM_OK) {
-        o->failed = true;
+        g.http_failed = true;
         warn_once("OpenTelemetry export failed, not sending again in this process: %s", err.msg);
     } else if (resp.status < 200 || resp.status > 299) {
-        o->failed = true;
+        g.http_failed = true;
         char reason[160];
         sm_http_body_reason(resp.body.data, reason, sizeof reason);
         warn_once("OpenTelemetry export failed (%s answered HTTP %d%s%s), not sending again in "
