@@ -12,6 +12,7 @@
 #include "core/attribution.h"
 #include "core/journal.h"
 #include "core/json.h"
+#include "core/otel.h"
 #include "core/provider_impl.h"
 #include "core/redact.h"
 #include "core/util.h"
@@ -93,6 +94,13 @@ static void journal_error(sm_sandbox *s, const char *op, sm_error *err)
     sm_journal_failure(pname(s), s->handle->id, &err->failure);
 }
 
+/* Ends an operation's span (core/otel.h: nothing when export is off). */
+static void span_end(sm_sandbox *s, sm_otel_span *sp, int rc, const sm_error *err)
+{
+    sm_otel_span_end(sp, s->handle ? s->handle->id : NULL, rc == SM_OK,
+                     rc != SM_OK && err ? err->msg : NULL);
+}
+
 /* Writes one spec.files entry through a temp file and the provider's upload. */
 static int write_spec_file(sm_sandbox *s, const char *remote, const char *text, sm_error *err)
 {
@@ -152,13 +160,18 @@ int sm_sandbox_start(sm_sandbox *s, const sm_spec *spec_in, sm_error *err)
         s->spec.image = img;
     }
 
+    sm_otel_span sp;
+    sm_otel_span_begin(&sp, "gym.sandbox.start", pname(s));
+    sm_otel_span_str(&sp, "nemo.gym.sandbox.image", s->spec.image);
     double t0 = sm_now_mono();
     int rc = s->provider->ops->create(s->provider, &s->spec, &s->handle, err);
     if (rc != SM_OK) {
         if (err && err->failure.kind == SM_FAIL_NONE)
             err->failure.kind = SM_FAIL_CREATE_FAILED;
+        span_end(s, &sp, rc, err);
         return rc;
     }
+    sm_otel_sandbox_started(pname(s), (sm_now_mono() - t0) * 1000.0);
     cJSON *fields = cJSON_CreateObject();
     cJSON_AddStringToObject(fields, "context", s->provider->context);
     cJSON_AddItemToObject(fields, "spec", sm_spec_to_json(&s->spec, false));
@@ -175,12 +188,15 @@ int sm_sandbox_start(sm_sandbox *s, const sm_spec *spec_in, sm_error *err)
             sm_error_clear(&ignore);
             s->provider->ops->close(s->provider, s->handle, &ignore);
             sm_journal_remove(pname(s), s->handle->id);
+            sm_otel_sandbox_stopped(pname(s));
+            span_end(s, &sp, rc, err);
             sm_handle_free(s->provider, s->handle);
             s->handle = NULL;
             s->stopped = true;
             return rc;
         }
     }
+    span_end(s, &sp, SM_OK, err);
     return SM_OK;
 }
 
@@ -269,6 +285,8 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
         req.cwd = s->spec.workdir;
     /* timeout_s <= 0: the provider's default (its exec.default_timeout_s, 180 s unless set) */
 
+    sm_otel_span sp;
+    sm_otel_span_begin(&sp, "gym.sandbox.exec", pname(s));
     double t0 = sm_now_mono();
     rc = s->provider->ops->exec(s->provider, s->handle, &req, res, err);
     if (res->duration_s <= 0)
@@ -285,6 +303,14 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
         }
     }
     fill_failure_ids(s, &res->failure, "exec");
+    /* the command itself is never an attribute: it is task content (as the seed) */
+    sm_otel_exec_duration(pname(s), res->duration_s * 1000.0);
+    sm_otel_span_int(&sp, "nemo.gym.sandbox.return_code", res->return_code);
+    sm_otel_span_str(&sp, "nemo.gym.sandbox.error_type", res->error_type);
+    if (res->failure.kind != SM_FAIL_NONE)
+        sm_otel_span_str(&sp, "nemo.gym.sandbox.failure_kind",
+                         sm_failure_kind_name(res->failure.kind));
+    span_end(s, &sp, rc, err);
 
     cJSON *fields = cJSON_CreateObject();
     char *c = short_cmd(req.cmd);
@@ -310,6 +336,9 @@ static int transfer(sm_sandbox *s, bool up, const char *local, const char *remot
     if (!local || !*local || !remote || !*remote)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "%s needs a local and a remote path", up ? "upload" : "download");
+    sm_otel_span sp;
+    sm_otel_span_begin(&sp, up ? "gym.sandbox.upload" : "gym.sandbox.download", pname(s));
+    sm_otel_span_str(&sp, "nemo.gym.sandbox.remote_path", remote);
     double t0 = sm_now_mono();
     rc = up ? s->provider->ops->upload(s->provider, s->handle, local, remote, err)
             : s->provider->ops->download(s->provider, s->handle, remote, local, err);
@@ -319,8 +348,10 @@ static int transfer(sm_sandbox *s, bool up, const char *local, const char *remot
     cJSON_AddNumberToObject(fields, "duration_ms", (sm_now_mono() - t0) * 1000.0);
     if (rc == SM_OK) {
         struct stat st;
-        if (stat(local, &st) == 0)
+        if (stat(local, &st) == 0) {
             cJSON_AddNumberToObject(fields, "bytes", (double)st.st_size);
+            sm_otel_span_int(&sp, "nemo.gym.sandbox.bytes", (long long)st.st_size);
+        }
         sm_journal_append(pname(s), s->handle->id, "transfer", up ? "upload" : "download", fields);
     } else {
         cJSON_Delete(fields);
@@ -328,6 +359,7 @@ static int transfer(sm_sandbox *s, bool up, const char *local, const char *remot
             err->failure.kind = SM_FAIL_TRANSFER_FAILED;
         journal_error(s, up ? "upload" : "download", err);
     }
+    span_end(s, &sp, rc, err);
     return rc;
 }
 
@@ -480,11 +512,15 @@ int sm_sandbox_stop(sm_sandbox *s, sm_error *err)
         s->stopped = true;
         return SM_OK;
     }
+    sm_otel_span sp;
+    sm_otel_span_begin(&sp, "gym.sandbox.stop", pname(s));
     int rc = s->provider->ops->close(s->provider, s->handle, err);
+    span_end(s, &sp, rc, err);
     if (rc != SM_OK) {
         journal_error(s, "close", err);
         return rc;
     }
+    sm_otel_sandbox_stopped(pname(s));
     sm_journal_remove(pname(s), s->handle->id);
     s->stopped = true;
     return SM_OK;

@@ -117,6 +117,11 @@ static void act_events(tui_app *app, int key)
     tui_jobs_refresh(app);
 }
 
+static void act_events_pause(tui_app *app, int key)
+{
+    tui_events_pause(app);
+}
+
 static void act_list(tui_app *app, int key)
 {
     app->view = VIEW_LIST;
@@ -202,9 +207,20 @@ static const tui_binding dashboard_rows[] = {
      3,
      0,
      "s  S",
-     "sort by the next column / reverse",
+     "sort by the next column / reverse; events: pause",
      NULL},
     {{'S'}, TUI_IN_LIST, act_sort_reverse, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    /* k9s's key for stopping a live feed; the events view sorts by time only */
+    {{'s'},
+     TUI_IN_EVENTS,
+     act_events_pause,
+     NULL,
+     NULL,
+     0,
+     0,
+     NULL,
+     NULL, /* on the sort row's help line: the help fits 80x24 */
+     NULL},
     {{' '}, TUI_IN_LIST, act_mark, "space", "mark", 4, 0, "space  a", "mark / mark all", NULL},
     {{'a'}, TUI_IN_LIST, act_mark_all, NULL, NULL, 0, 0, NULL, NULL, NULL},
     {{'d'},

@@ -333,20 +333,3 @@ const char *tui_sort_name(tui_sort s)
                                              "memory",  "pids", "ttl",    "failure"};
     return s < SORT__COUNT ? names[s] : "created";
 }
-
-bool tui_event_matches(const cJSON *ev, const char *filter)
-{
-    if (!filter || !*filter)
-        return true;
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", filter);
-    char *save = NULL;
-    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-        char *text = cJSON_PrintUnformatted(ev);
-        bool hit = contains(text, w);
-        free(text);
-        if (!hit)
-            return false;
-    }
-    return true;
-}

@@ -95,7 +95,5 @@ tui_sbx *tui_model_state(tui_model *m, const char *id);
 size_t tui_model_targets(tui_model *m, const char ***ids);
 size_t tui_model_marked(const tui_model *m);
 const char *tui_sort_name(tui_sort s);
-/* Does this event match the filter text (for the events view)? */
-bool tui_event_matches(const cJSON *ev, const char *filter);
 
 #endif

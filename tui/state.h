@@ -103,6 +103,8 @@ typedef struct tui_app {
     int output_scroll;
     /* events view */
     size_t ev_selected, ev_scroll;
+    char ev_key[320]; /* the selected event, held there while new events arrive */
+    cJSON *ev_paused; /* the feed as it was when paused (s); NULL while live */
     int rows, cols;
     /* embedded terminals (tui/panes/) */
     tui_pane *panes[TUI_MAX_PANES];

@@ -3,6 +3,7 @@
  * without waiting on a provider. */
 #include "tui/tui.h"
 
+#include <cjson/cJSON.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -197,6 +198,7 @@ int tui_run(sm_cli *cli)
 out:
     tui_confirm_close(&app);
     free(app.output);
+    cJSON_Delete(app.ev_paused);
     free(app.paste);
     free(app.pick);
     tui_model_free(&app.model);

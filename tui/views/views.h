@@ -35,6 +35,8 @@ void tui_events_click(tui_app *app, int y, int top);
 void tui_events_move(tui_app *app, int delta);
 void tui_events_page(tui_app *app, int dir);
 void tui_events_top(tui_app *app);
+/* s: holds the feed as it is (new events are still collected) / shows it live again. */
+void tui_events_pause(tui_app *app);
 /* The selected event's sandbox, in the detail view. */
 void tui_events_open(tui_app *app);
 
