@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/table.h"
+#include "core/attribution.h"
 #include "core/fleet.h"
 #include "core/journal.h"
 #include "core/sampler.h"
@@ -19,11 +21,13 @@ typedef struct top_args {
     sm_map labels;
 } top_args;
 
-enum { T_INTERVAL = 1, T_COUNT, T_LABEL };
+enum { T_INTERVAL = 1, T_COUNT, T_LABEL, T_RUN, T_USER };
 static const cli_opt top_opts[] = {
     {"interval", 'i', "S", "seconds between updates (default 1)", T_INTERVAL},
     {"count", 'n', "N", "stop after N updates (default: until Ctrl-C)", T_COUNT},
     {"label", 'l', "K=V", "only sandboxes with this label (repeatable)", T_LABEL},
+    {"run", 0, "RUN", "only the sandboxes of this run (label " SM_LABEL_RUN ")", T_RUN},
+    {"user", 0, "USER", "only this user's sandboxes (label " SM_LABEL_USER ")", T_USER},
     {NULL, 0, NULL, NULL, 0}};
 
 static int top_opt(sm_cli *cli, void *args, int id, const char *arg)
@@ -35,6 +39,10 @@ static int top_opt(sm_cli *cli, void *args, int id, const char *arg)
         return cli_usage(cli, "--count wants a positive integer, not '%s'", arg);
     if (id == T_LABEL && sm_map_set_kv(&a->labels, arg) < 0)
         return cli_usage(cli, "--label wants KEY=VALUE, not '%s'", arg);
+    if ((id == T_RUN || id == T_USER) && !*arg)
+        return cli_usage(cli, "--%s wants a non-empty value", id == T_RUN ? "run" : "user");
+    if (id == T_RUN || id == T_USER)
+        sm_map_set(&a->labels, id == T_RUN ? SM_LABEL_RUN : SM_LABEL_USER, arg);
     return 0;
 }
 
@@ -53,16 +61,12 @@ static void num(cJSON *o, const char *k, double v)
         cJSON_AddNullToObject(o, k);
 }
 
-/* The text table's columns, the fleet's, so they say what the dashboard says. */
-static const struct {
-    sm_fleet_col col;
-    int width; /* negative: left-aligned */
-    bool cut;  /* cut to the width (free text); figures are never cut */
-} table[] = {
-    {SM_COL_ID, -12, true},    {SM_COL_PROVIDER, -8, true}, {SM_COL_STATUS, -8, false},
-    {SM_COL_IMAGE, -16, true}, {SM_COL_AGE, 6, false},      {SM_COL_TTL, 6, false},
-    {SM_COL_CPU, 6, false},    {SM_COL_MEM, -17, false},    {SM_COL_PIDS_LIMIT, -11, false},
-    {SM_COL_IO, -19, false},   {SM_COL_FAILURE, 0, false},
+/* The text table's columns, the fleet's, so they say what the dashboard and `ls` say. */
+static const cli_column table[] = {
+    {SM_COL_ID, -12, true},          {SM_COL_PROVIDER, -8, true}, {SM_COL_STATUS, -8, false},
+    {SM_COL_RUN, -12, true},         {SM_COL_IMAGE, -16, true},   {SM_COL_AGE, 6, false},
+    {SM_COL_TTL, 6, false},          {SM_COL_CPU, 6, false},      {SM_COL_MEM, -17, false},
+    {SM_COL_PIDS_LIMIT, -11, false}, {SM_COL_IO, -19, false},     {SM_COL_FAILURE, 0, false},
 };
 #define NCOLS (sizeof table / sizeof table[0])
 
@@ -75,6 +79,11 @@ static void print_row_json(sm_cli *cli, const sm_fleet_row *r, const char *ts, d
     cJSON_AddStringToObject(o, "id", i->id);
     cJSON_AddStringToObject(o, "provider", i->provider);
     cJSON_AddStringToObject(o, "status", sm_status_name(i->status));
+    const char *run = sm_map_get(&i->labels, SM_LABEL_RUN);
+    if (run)
+        cJSON_AddStringToObject(o, "run", run);
+    else
+        cJSON_AddNullToObject(o, "run");
     if (i->image)
         cJSON_AddStringToObject(o, "image", i->image);
     else
@@ -101,33 +110,14 @@ static void print_row_json(sm_cli *cli, const sm_fleet_row *r, const char *ts, d
     cli_print_json_line(cli, o);
 }
 
-/* One line of the table: cells escaped and cut to their width; an empty cell prints "-". */
-static void print_line(sm_cli *cli, const char *const cells[NCOLS])
-{
-    for (size_t c = 0; c < NCOLS; c++) {
-        size_t w = (size_t)(table[c].width < 0 ? -table[c].width : table[c].width);
-        char esc[1024];
-        cli_field(cells[c][0] ? cells[c] : "-", esc, sizeof esc);
-        if (table[c].cut && strlen(esc) > w)
-            esc[w] = '\0';
-        if (c + 1 == NCOLS)
-            cli_printf(cli->out, "%s\n", esc);
-        else
-            cli_printf(cli->out, "%*s  ", table[c].width, esc);
-    }
-}
-
 static void print_tick(sm_cli *cli, const sm_fleet *fleet)
 {
     double now = sm_now_wall();
     char ts[40];
     sm_format_time(now, ts, sizeof ts);
     if (!cli->json) {
-        const char *titles[NCOLS];
-        for (size_t c = 0; c < NCOLS; c++)
-            titles[c] = sm_fleet_col_title(table[c].col);
         fprintf(cli->out, "%s  %zu sandboxes\n", ts, fleet->n);
-        print_line(cli, titles);
+        cli_table_header(cli->out, table, NCOLS);
     }
     for (size_t i = 0; i < fleet->n; i++) {
         const sm_fleet_row *r = &fleet->rows[i];
@@ -135,13 +125,7 @@ static void print_tick(sm_cli *cli, const sm_fleet *fleet)
             print_row_json(cli, r, ts, now);
             continue;
         }
-        char text[NCOLS][256];
-        const char *cells[NCOLS];
-        for (size_t c = 0; c < NCOLS; c++) {
-            sm_fleet_cell(fleet, r, table[c].col, now, text[c], sizeof text[c]);
-            cells[c] = text[c];
-        }
-        print_line(cli, cells);
+        cli_table_row(cli->out, fleet, r, table, NCOLS, now);
     }
     if (!cli->json)
         fprintf(cli->out, "\n");
@@ -202,7 +186,7 @@ static int cmd_top(sm_cli *cli, cli_call *c)
 
 const sm_cmd sm_cmd_top = {
     .name = "top",
-    .usage = "[--interval S] [--count N] [-l K=V]...",
+    .usage = "[--interval S] [--count N] [-l K=V]... [--run RUN] [--user USER]",
     .summary = "live CPU, memory, pids, IO and failures of every sandbox (JSON lines with -o json)",
     .flags = CLI_PROVIDER,
     .opts = top_opts,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/attribution.h"
 #include "core/journal.h"
 #include "core/strbuf.h"
 #include "core/text.h"
@@ -37,18 +38,20 @@ static void ttl_text(const sm_sandbox_info *i, double now, char *buf, size_t len
 void cli_print_info_table(FILE *out, const sm_sandbox_info *list, size_t n)
 {
     double now = sm_now_wall();
-    fprintf(out, "%-12s  %-9s  %-8s  %-24s  %-7s  %-7s  %s\n", "ID", "PROVIDER", "STATUS", "IMAGE",
-            "AGE", "TTL", "FAILURE");
+    fprintf(out, "%-12s  %-9s  %-8s  %-14s  %-24s  %-7s  %-7s  %s\n", "ID", "PROVIDER", "STATUS",
+            "RUN", "IMAGE", "AGE", "TTL", "FAILURE");
     for (size_t k = 0; k < n; k++) {
         const sm_sandbox_info *i = &list[k];
-        char age[24], ttl[24], fail[160], img[25], id[13], e_fail[640];
+        char age[24], ttl[24], fail[160], img[25], id[13], e_fail[640], run[15];
         sm_format_duration(i->created_at > 0 ? now - i->created_at : 0, age, sizeof age);
         ttl_text(i, now, ttl, sizeof ttl);
         failure_text(i, fail, sizeof fail);
         cli_field(i->image ? i->image : "-", img, sizeof img);
         cli_field(i->id, id, sizeof id);
-        cli_printf(out, "%-12.12s  %-9s  %-8s  %-24s  %-7s  %-7s  %s\n", id, i->provider,
-                   sm_status_name(i->status), img, age, ttl,
+        const char *r = sm_map_get(&i->labels, SM_LABEL_RUN);
+        cli_field(r && *r ? r : "-", run, sizeof run);
+        cli_printf(out, "%-12.12s  %-9s  %-8s  %-14s  %-24s  %-7s  %-7s  %s\n", id, i->provider,
+                   sm_status_name(i->status), run, img, age, ttl,
                    cli_field(fail, e_fail, sizeof e_fail));
     }
 }

@@ -29,32 +29,29 @@ static char *trimmed(const char *s)
     return n ? xstrndup(s, n) : NULL;
 }
 
-/* The first non-blank variable of a NULL-terminated list; `skip` names a value that does not
- * count (the login "root"). */
-static char *from_env(const char *const *vars, const char *skip)
+/* The first non-blank variable of a NULL-terminated list. */
+static char *from_env(const char *const *vars)
 {
     for (size_t i = 0; vars[i]; i++) {
         char *v = trimmed(getenv(vars[i]));
-        if (v && skip && !strcmp(v, skip)) {
-            free(v);
-            continue;
-        }
         if (v)
             return v;
     }
     return NULL;
 }
 
+/* The login as Python's getpass.getuser() finds it (the seed uses it): the first non-blank of
+ * LOGNAME, USER, LNAME, USERNAME, else the password database's name for the effective uid. A
+ * login of root says nothing about who ran the job: omitted. */
 static char *os_login(void)
 {
-    struct passwd pw, *res = NULL;
-    char buf[4096];
-    char *name = NULL;
-    if (getpwuid_r(geteuid(), &pw, buf, sizeof buf, &res) == 0 && res)
-        name = trimmed(res->pw_name);
+    static const char *const vars[] = {"LOGNAME", "USER", "LNAME", "USERNAME", NULL};
+    char *name = from_env(vars);
     if (!name) {
-        static const char *const vars[] = {"USER", "LOGNAME", NULL};
-        name = from_env(vars, NULL);
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(geteuid(), &pw, buf, sizeof buf, &res) == 0 && res)
+            name = trimmed(res->pw_name);
     }
     if (name && !strcmp(name, "root")) {
         free(name);
@@ -79,22 +76,20 @@ static void make_random_run_id(void)
     sm_random_hex(random_run_id, RUN_ID_LEN);
 }
 
-/* The run id the environment gives, malloc'd, or NULL: NEMO_GYM_RUN_ID, else the Slurm job
- * (SLURM_JOB_ID, with "_<task>" for an array task: "42_3"). */
+/* The run id the environment gives, malloc'd, or NULL: NEMO_GYM_RUN_ID, else the Slurm array
+ * task (SLURM_ARRAY_JOB_ID "_" SLURM_ARRAY_TASK_ID: "40_3"), else the Slurm job. */
 static char *env_run_id(void)
 {
     char *id = trimmed(getenv("NEMO_GYM_RUN_ID"));
     if (id)
         return id;
-    id = trimmed(getenv("SLURM_JOB_ID"));
-    char *task = id ? trimmed(getenv("SLURM_ARRAY_TASK_ID")) : NULL;
-    if (task) {
-        char *both = xasprintf("%s_%s", id, task);
-        free(id);
-        free(task);
-        id = both;
-    }
-    return id;
+    char *array = trimmed(getenv("SLURM_ARRAY_JOB_ID"));
+    char *task = array ? trimmed(getenv("SLURM_ARRAY_TASK_ID")) : NULL;
+    if (task)
+        id = xasprintf("%s_%s", array, task);
+    free(array);
+    free(task);
+    return id ? id : trimmed(getenv("SLURM_JOB_ID"));
 }
 
 const char *sm_run_id(void)
@@ -139,17 +134,18 @@ void sm_attribution_resolve(const sm_attribution *explicit_values, sm_attributio
 
     out->team = explicit_field(ex->team);
     if (!out->team)
-        out->team = from_env(team_vars, NULL);
+        out->team = from_env(team_vars);
 
+    /* only the OS login root is left out: a root named on purpose is kept */
     out->user = explicit_field(ex->user);
     if (!out->user)
-        out->user = from_env(user_vars, "root");
+        out->user = from_env(user_vars);
     if (!out->user)
         out->user = os_login();
 
     out->workload = explicit_field(ex->workload);
     if (!out->workload)
-        out->workload = from_env(workload_vars, NULL);
+        out->workload = from_env(workload_vars);
 
     out->run = explicit_field(ex->run);
     if (!out->run)

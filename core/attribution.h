@@ -1,5 +1,7 @@
 /* Attribution (seed §3.5): who and what a sandbox belongs to. team/user/workload/run come from
- * explicit values, then NEMO_GYM_* variables, then SLURM_*, then the login (root is ignored).
+ * explicit values, then NEMO_GYM_* variables, then SLURM_*, then the login (LOGNAME, USER, ...
+ * then the password database, as getpass.getuser(); a login of root is ignored, a NEMO_GYM_USER
+ * or SLURM_JOB_USER of root is kept).
  * The run id is stable for the life of the process. Labels use the seed's key prefix so
  * cleanup-by-run tools find sandman's sandboxes too. */
 #ifndef SM_ATTRIBUTION_H
@@ -8,6 +10,9 @@
 #include "core/kv.h"
 
 #define SM_ATTRIBUTION_PREFIX "nemo-gym.nvidia.com/"
+/* The labels a rollout is selected by (ls/top/rm --run, --user; NeMo Gym's cleanup tool). */
+#define SM_LABEL_RUN  SM_ATTRIBUTION_PREFIX "run"
+#define SM_LABEL_USER SM_ATTRIBUTION_PREFIX "user"
 
 typedef struct sm_attribution {
     char *team;
@@ -19,8 +24,8 @@ typedef struct sm_attribution {
 /* explicit may be NULL; its non-empty fields win. Unresolvable fields stay NULL. */
 void sm_attribution_resolve(const sm_attribution *explicit_values, sm_attribution *out);
 void sm_attribution_free(sm_attribution *a);
-/* NEMO_GYM_RUN_ID, else SLURM_JOB_ID (SLURM_JOB_ID_SLURM_ARRAY_TASK_ID for an array task, e.g.
- * "42_3"), else a random 12-hex id generated once per process. */
+/* NEMO_GYM_RUN_ID, else SLURM_ARRAY_JOB_ID_SLURM_ARRAY_TASK_ID for an array task (e.g. "40_3"),
+ * else SLURM_JOB_ID, else a random 12-hex id generated once per process. */
 const char *sm_run_id(void);
 /* Adds prefix+key labels for every resolved field, unless the label is already present
  * (explicit metadata wins). */

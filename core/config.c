@@ -11,9 +11,15 @@
  *   whatever the substituted text looks like; core/json.c's getters accept numeric/boolean
  *   strings where numbers/bools are expected.
  * - anchors/aliases are supported by copying the anchored node; `<<` merge keys too.
- * - only ${oc.env:...} is interpolated, in values (never in keys); any other ${...} stays
- *   literal text (shell commands in configs use it). "\${oc.env:" yields a literal "${oc.env:".
- *   An embedded null default ("a-${oc.env:X,null}") contributes nothing to the text. */
+ * - only ${oc.env:...} is interpolated, in values (never in keys). In a config block, any
+ *   other ${...} (a resolver such as oc.select, a reference to another key) is an error naming
+ *   it, as OmegaConf would resolve it and sandman cannot; "\${" yields a literal "${". (The
+ *   plain YAML reader, sm_yaml_parse, keeps other ${...} as text and escapes only
+ *   "\${oc.env:".) An embedded null default ("a-${oc.env:X,null}") contributes nothing.
+ * - a file is read once without interpolation; each sandbox block is then resolved on its own
+ *   (a copy of its subtree), and an error is kept with the block (sm_context.error), so that it
+ *   fails only a verb that selects it: OmegaConf resolves only what is read. Key positions are
+ *   kept per block for errors that name a line. */
 #include "core/config.h"
 
 #include <cjson/cJSON.h>
@@ -44,11 +50,13 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-static char *interp(const char *value, int *is_null, int *changed, sm_error *err, int depth);
+static char *interp(const char *value, int *is_null, int *changed, sm_error *err, int depth,
+                    bool strict);
 
 /* Resolves one ${oc.env:...} starting at *pp (which points at OC_ENV); appends the value to
  * out. Sets *null_val when it resolved to a null default. Advances *pp past the '}'. */
-static int interp_one(const char **pp, sm_strbuf *out, int *null_val, sm_error *err, int depth)
+static int interp_one(const char **pp, sm_strbuf *out, int *null_val, sm_error *err, int depth,
+                      bool strict)
 {
     const char *p = *pp + strlen(OC_ENV);
     while (is_blank(*p))
@@ -127,9 +135,9 @@ static int interp_one(const char **pp, sm_strbuf *out, int *null_val, sm_error *
             if (!strcmp(raw, "null")) {
                 def_null = true;
                 free(raw);
-            } else if (strstr(raw, OC_ENV)) {
+            } else if (strstr(raw, strict ? "${" : OC_ENV)) {
                 int inner_null = 0, inner_changed = 0;
-                def = interp(raw, &inner_null, &inner_changed, err, depth + 1);
+                def = interp(raw, &inner_null, &inner_changed, err, depth + 1, strict);
                 free(raw);
                 if (!def) {
                     rc = err ? err->code : SM_ERR_CONFIG;
@@ -162,7 +170,30 @@ out:
     return rc;
 }
 
-static char *interp(const char *value, int *is_null, int *changed, sm_error *err, int depth)
+/* A ${...} that is not ${oc.env:...}: OmegaConf would resolve it (another resolver, or a
+ * reference to another key); sandman does not, and says which one rather than keep the text. */
+static int unsupported(const char *p, sm_error *err)
+{
+    const char *end = strchr(p, '}');
+    int n = end ? (int)(end - p + 1) : (int)strlen(p);
+    if (n > 80)
+        n = 80;
+    const char *colon = memchr(p, ':', end ? (size_t)(end - p) : strlen(p));
+    if (colon)
+        return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                            "'%.*s' uses the resolver '%.*s', which sandman does not support "
+                            "(only ${oc.env:VAR} and ${oc.env:VAR,default}; write \\${ for a "
+                            "literal ${)",
+                            n, p, (int)(colon - p - 2), p + 2);
+    return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                        "'%.*s' refers to another config key, which sandman does not resolve "
+                        "(only ${oc.env:VAR} and ${oc.env:VAR,default}; write \\${ for a "
+                        "literal ${)",
+                        n, p);
+}
+
+static char *interp(const char *value, int *is_null, int *changed, sm_error *err, int depth,
+                    bool strict)
 {
     *is_null = 0;
     *changed = 0;
@@ -177,19 +208,23 @@ static char *interp(const char *value, int *is_null, int *changed, sm_error *err
     bool literal = false;
     const char *p = value ? value : "";
     while (*p) {
-        if (p[0] == '\\' && sm_str_has_prefix(p + 1, OC_ENV)) {
+        if (p[0] == '\\' && sm_str_has_prefix(p + 1, strict ? "${" : OC_ENV)) {
             sm_strbuf_puts(&b, "$");
             p += 2;
             literal = true;
             *changed = 1;
         } else if (sm_str_has_prefix(p, OC_ENV)) {
             last_null = 0;
-            if (interp_one(&p, &b, &last_null, err, depth) != SM_OK) {
+            if (interp_one(&p, &b, &last_null, err, depth, strict) != SM_OK) {
                 sm_strbuf_free(&b);
                 return NULL;
             }
             terms++;
             *changed = 1;
+        } else if (strict && p[0] == '$' && p[1] == '{') {
+            unsupported(p, err);
+            sm_strbuf_free(&b);
+            return NULL;
         } else {
             sm_strbuf_append(&b, p, 1);
             p++;
@@ -205,7 +240,7 @@ static char *interp(const char *value, int *is_null, int *changed, sm_error *err
 char *sm_config_interpolate(const char *value, int *is_null, sm_error *err)
 {
     int changed, dummy;
-    return interp(value, is_null ? is_null : &dummy, &changed, err, 0);
+    return interp(value, is_null ? is_null : &dummy, &changed, err, 0, false);
 }
 
 /* ---------------------------------------------------------------- YAML */
@@ -225,7 +260,28 @@ typedef struct yreader {
     anchor *anchors;
     size_t nanchors;
     size_t nodes;
+    bool lazy; /* keep ${...} text for each block to resolve on its own, record key positions */
+    sm_config_pos *pos;
+    size_t npos, cappos;
 } yreader;
+
+static void record_pos(yreader *y, const char *path, yaml_mark_t mark)
+{
+    if (!y->lazy)
+        return;
+    if (y->npos == y->cappos) {
+        y->cappos = y->cappos ? 2 * y->cappos : 64;
+        y->pos = xrealloc(y->pos, y->cappos * sizeof *y->pos);
+    }
+    y->pos[y->npos++] = (sm_config_pos){xstrdup(path), (int)mark.line + 1, (int)mark.column + 1};
+}
+
+static char *child_path(const char *path, const char *key, long index)
+{
+    if (index >= 0)
+        return xasprintf("%s[%ld]", path, index);
+    return *path ? xasprintf("%s.%s", path, key) : xstrdup(key);
+}
 
 static int yfail(yreader *y, yaml_mark_t mark, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -368,9 +424,9 @@ static cJSON *scalar_value(yreader *y, const yaml_event_t *ev)
     int mode = tag_mode(y, ev, plain);
     if (mode < 0)
         return NULL;
-    if (strstr(v, "${")) {
+    if (!y->lazy && strstr(v, "${")) {
         int is_null = 0, changed = 0;
-        char *s = interp(v, &is_null, &changed, y->err, 0);
+        char *s = interp(v, &is_null, &changed, y->err, 0, false);
         if (!s) {
             sm_error_prefix(y->err, "%s:%zu:%zu", y->origin, ev->start_mark.line + 1,
                             ev->start_mark.column + 1);
@@ -408,7 +464,7 @@ static int count_node(yreader *y, yaml_mark_t mark, size_t n)
     return SM_OK;
 }
 
-static cJSON *parse_node(yreader *y, yaml_event_t *ev, size_t *count, int depth);
+static cJSON *parse_node(yreader *y, yaml_event_t *ev, size_t *count, int depth, const char *path);
 
 /* Adds the keys of src (a mapping) that obj does not hold yet: YAML merge-key semantics. */
 static void merge_under(cJSON *obj, cJSON *src)
@@ -424,7 +480,7 @@ static void merge_under(cJSON *obj, cJSON *src)
     }
 }
 
-static cJSON *parse_mapping(yreader *y, size_t *count, int depth)
+static cJSON *parse_mapping(yreader *y, size_t *count, int depth, const char *path)
 {
     cJSON *obj = cJSON_CreateObject();
     cJSON *merges = cJSON_CreateArray(); /* mappings named by `<<`, applied at the end */
@@ -474,7 +530,11 @@ static cJSON *parse_mapping(yreader *y, size_t *count, int depth)
         }
         yaml_mark_t val_mark = ev.start_mark;
         size_t n = 0;
-        cJSON *val = parse_node(y, &ev, &n, depth + 1);
+        char *cp = y->lazy ? child_path(path, key, -1) : NULL;
+        if (cp && !is_merge)
+            record_pos(y, cp, key_mark);
+        cJSON *val = parse_node(y, &ev, &n, depth + 1, cp ? cp : "");
+        free(cp);
         if (!val) {
             free(key);
             goto fail;
@@ -516,11 +576,11 @@ fail:
     return NULL;
 }
 
-static cJSON *parse_sequence(yreader *y, size_t *count, int depth)
+static cJSON *parse_sequence(yreader *y, size_t *count, int depth, const char *path)
 {
     cJSON *arr = cJSON_CreateArray();
     yaml_event_t ev;
-    for (;;) {
+    for (long i = 0;; i++) {
         if (next_event(y, &ev) != SM_OK)
             goto fail;
         if (ev.type == YAML_SEQUENCE_END_EVENT) {
@@ -528,7 +588,11 @@ static cJSON *parse_sequence(yreader *y, size_t *count, int depth)
             return arr;
         }
         size_t n = 0;
-        cJSON *item = parse_node(y, &ev, &n, depth + 1);
+        char *cp = y->lazy ? child_path(path, NULL, i) : NULL;
+        if (cp)
+            record_pos(y, cp, ev.start_mark);
+        cJSON *item = parse_node(y, &ev, &n, depth + 1, cp ? cp : "");
+        free(cp);
         if (!item)
             goto fail;
         *count += n;
@@ -540,7 +604,7 @@ fail:
 }
 
 /* Builds the node that starts with *ev (consumed). *count receives its node count. */
-static cJSON *parse_node(yreader *y, yaml_event_t *ev, size_t *count, int depth)
+static cJSON *parse_node(yreader *y, yaml_event_t *ev, size_t *count, int depth, const char *path)
 {
     cJSON *node = NULL;
     const yaml_char_t *anchor_name = NULL;
@@ -557,11 +621,11 @@ static cJSON *parse_node(yreader *y, yaml_event_t *ev, size_t *count, int depth)
         anchor_name = ev->data.scalar.anchor;
         break;
     case YAML_SEQUENCE_START_EVENT:
-        node = parse_sequence(y, count, depth);
+        node = parse_sequence(y, count, depth, path);
         anchor_name = ev->data.sequence_start.anchor;
         break;
     case YAML_MAPPING_START_EVENT:
-        node = parse_mapping(y, count, depth);
+        node = parse_mapping(y, count, depth, path);
         anchor_name = ev->data.mapping_start.anchor;
         break;
     case YAML_ALIAS_EVENT: {
@@ -592,9 +656,13 @@ static cJSON *parse_node(yreader *y, yaml_event_t *ev, size_t *count, int depth)
     return node;
 }
 
-cJSON *sm_yaml_parse(const char *text, size_t len, const char *origin, sm_error *err)
+/* Parses a YAML document. lazy: no interpolation, and the positions of keys and items are
+ * handed over in *pos (caller frees with pos_free). */
+static cJSON *yaml_read(const char *text, size_t len, const char *origin, bool lazy,
+                        sm_config_pos **pos, size_t *npos, sm_error *err)
 {
-    yreader y = {.text = text ? text : "", .origin = origin ? origin : "config", .err = err};
+    yreader y = {
+        .text = text ? text : "", .origin = origin ? origin : "config", .err = err, .lazy = lazy};
     cJSON *root = NULL;
     bool have_doc = false, failed = false;
     yaml_event_t ev;
@@ -619,7 +687,7 @@ cJSON *sm_yaml_parse(const char *text, size_t len, const char *origin, sm_error 
         if (type == YAML_SCALAR_EVENT || type == YAML_SEQUENCE_START_EVENT ||
             type == YAML_MAPPING_START_EVENT || type == YAML_ALIAS_EVENT) {
             size_t n = 0;
-            root = parse_node(&y, &ev, &n, 0);
+            root = parse_node(&y, &ev, &n, 0, "");
             if (!root)
                 goto fail;
             continue;
@@ -640,9 +708,22 @@ done:
     }
     free(y.anchors);
     yaml_parser_delete(&y.parser);
+    if (pos && !failed) {
+        *pos = y.pos;
+        *npos = y.npos;
+    } else {
+        for (size_t i = 0; i < y.npos; i++)
+            free(y.pos[i].path);
+        free(y.pos);
+    }
     if (failed)
         return NULL;
     return root ? root : cJSON_CreateNull(); /* empty stream or comments only */
+}
+
+cJSON *sm_yaml_parse(const char *text, size_t len, const char *origin, sm_error *err)
+{
+    return yaml_read(text, len, origin, false, NULL, NULL, err);
 }
 
 /* ---------------------------------------------------------------- config structure */
@@ -715,11 +796,19 @@ static int parse_block(const char *origin, const char *name, const cJSON *val, s
     sm_strbuf found = {0};
     sm_strbuf_puts(&found, "");
     int rc = SM_OK;
-    ctx->name = xstrdup(name);
     for (const cJSON *c = val->child; c; c = c->next) {
         if (!strcmp(c->string, "default_metadata")) {
             char buf[200];
-            if (sm_map_from_json(c, &ctx->default_metadata, buf, sizeof buf) < 0) {
+            /* a label whose value is null (${oc.env:X,null} with X unset) is left out */
+            cJSON *labels = cJSON_Duplicate(c, 1);
+            for (cJSON *l = labels->child, *next; l; l = next) {
+                next = l->next;
+                if (cJSON_IsNull(l))
+                    cJSON_Delete(cJSON_DetachItemViaPointer(labels, l));
+            }
+            int bad = sm_map_from_json(labels, &ctx->default_metadata, buf, sizeof buf);
+            cJSON_Delete(labels);
+            if (bad < 0) {
                 rc = cfail(err, origin, "block '%s': default_metadata %s", name, buf);
                 goto out;
             }
@@ -783,6 +872,199 @@ static int parse_settings(const char *origin, const cJSON *val, sm_config *out, 
     return SM_OK;
 }
 
+/* Providers NeMo Gym knows by name: a block naming one is a sandbox block even when this
+ * sandman lacks it (it is then listed and refused by name, never replaced). */
+static const char *const nemo_providers[] = {
+    "apptainer", "daytona", "docker", "e2b",         "ecs_fargate", "enroot", "idegym",
+    "local",     "mfn",     "modal",  "opensandbox", "openshell",   "remote", NULL};
+/* The keys of NeMo Gym's server blocks (NAME: {KIND: {INSTANCE: {...}}}). */
+static const char *const server_kinds[] = {"responses_api_agents", "resources_servers",
+                                           "responses_api_models", NULL};
+
+static bool in_list(const char *const *list, const char *s)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (!strcmp(list[i], s))
+            return true;
+    return false;
+}
+
+static bool known_provider(const char *name)
+{
+    return in_list(nemo_providers, name) || sm_provider_lookup(name);
+}
+
+static bool reserved_key(const char *k)
+{
+    return !strcmp(k, "default_metadata") || !strcmp(k, "rewrite_image");
+}
+
+typedef struct loader {
+    const char *origin;
+    sm_config_pos *pos;
+    size_t npos;
+    sm_config *out;
+} loader;
+
+static const sm_config_pos *find_pos(const loader *L, const char *path)
+{
+    for (size_t i = 0; i < L->npos; i++)
+        if (!strcmp(L->pos[i].path, path))
+            return &L->pos[i];
+    return NULL;
+}
+
+/* Resolves every ${...} of one block, in place. Errors name the file, line and block. */
+static int interp_tree(const loader *L, const char *block, cJSON *node, const char *path, int depth,
+                       sm_error *err)
+{
+    long i = 0;
+    for (cJSON *c = node->child, *next; c; c = next, i++) {
+        next = c->next;
+        char *cp =
+            cJSON_IsArray(node) ? child_path(path, NULL, i) : child_path(path, c->string, -1);
+        int rc = SM_OK;
+        if (cJSON_IsString(c) && strstr(c->valuestring, "${")) {
+            int is_null = 0, changed = 0;
+            char *v = interp(c->valuestring, &is_null, &changed, err, 0, true);
+            if (!v) {
+                const sm_config_pos *p = find_pos(L, cp);
+                if (p)
+                    sm_error_prefix(err, "%s:%d:%d: block '%s'", L->origin, p->line, p->col, block);
+                else
+                    sm_error_prefix(err, "%s: block '%s'", L->origin, block);
+                if (err)
+                    err->code = SM_ERR_CONFIG;
+                rc = SM_ERR_CONFIG;
+            } else {
+                cJSON *repl = is_null ? cJSON_CreateNull() : cJSON_CreateString(v);
+                free(v);
+                if (cJSON_IsObject(node))
+                    cJSON_ReplaceItemInObjectCaseSensitive(node, c->string,
+                                                           repl); /* keeps the key */
+                else
+                    cJSON_ReplaceItemViaPointer(node, c, repl);
+            }
+        } else if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && depth < MAX_DEPTH) {
+            rc = interp_tree(L, block, c, cp, depth + 1, err);
+        }
+        free(cp);
+        if (rc != SM_OK)
+            return rc;
+    }
+    return SM_OK;
+}
+
+/* The provider key of a block-shaped mapping: its one non-reserved key, else NULL. */
+static const char *sole_provider(const cJSON *val, size_t *nprov)
+{
+    const char *prov = NULL;
+    *nprov = 0;
+    for (const cJSON *c = val->child; c; c = c->next)
+        if (!reserved_key(c->string)) {
+            prov = c->string;
+            (*nprov)++;
+        }
+    return *nprov == 1 ? prov : NULL;
+}
+
+/* Adds a context for the block at path (its name); its errors are kept, not returned. */
+static void add_context(loader *L, const char *name, const char *path, const cJSON *val)
+{
+    sm_config *out = L->out;
+    out->contexts = xrealloc(out->contexts, (out->ncontexts + 1) * sizeof *out->contexts);
+    sm_context *ctx = &out->contexts[out->ncontexts++];
+    memset(ctx, 0, sizeof *ctx);
+    ctx->name = xstrdup(name);
+    ctx->origin = xstrdup(L->origin);
+    ctx->nested = strcmp(name, path) != 0;
+    const sm_config_pos *bp = find_pos(L, path);
+    ctx->line = bp ? bp->line : 1;
+    size_t plen = strlen(path);
+    for (size_t i = 0; i < L->npos; i++) {
+        const char *p = L->pos[i].path;
+        if (strncmp(p, path, plen) || p[plen] != '.')
+            continue;
+        ctx->pos = xrealloc(ctx->pos, (ctx->npos + 1) * sizeof *ctx->pos);
+        ctx->pos[ctx->npos++] =
+            (sm_config_pos){xstrdup(p + plen + 1), L->pos[i].line, L->pos[i].col};
+    }
+    size_t nprov;
+    const char *prov = sole_provider(val, &nprov);
+    if (prov)
+        ctx->provider = xstrdup(prov);
+    sm_error e;
+    sm_error_clear(&e);
+    cJSON *copy = cJSON_Duplicate(val, 1);
+    int rc = interp_tree(L, name, copy, path, 0, &e);
+    if (rc == SM_OK) {
+        free(ctx->provider);
+        ctx->provider = NULL;
+        rc = parse_block(L->origin, name, copy, ctx, &e);
+        if (rc != SM_OK && !ctx->provider && prov)
+            ctx->provider = xstrdup(prov);
+    }
+    cJSON_Delete(copy);
+    if (rc != SM_OK)
+        ctx->error = xstrdup(e.msg);
+    if (!ctx->options)
+        ctx->options = cJSON_CreateObject();
+}
+
+static sm_config_other *add_other(loader *L, const char *name, const char *kind, const char *detail)
+{
+    sm_config *out = L->out;
+    out->others = xrealloc(out->others, (out->nothers + 1) * sizeof *out->others);
+    sm_config_other *o = &out->others[out->nothers++];
+    memset(o, 0, sizeof *o);
+    o->name = xstrdup(name);
+    o->kind = xstrdup(kind);
+    o->detail = xstrdup(detail);
+    o->origin = xstrdup(L->origin);
+    const sm_config_pos *p = find_pos(L, name);
+    o->line = p ? p->line : 1;
+    return o;
+}
+
+/* Finds the sandbox_provider settings inside a server block: a name is remembered as what the
+ * block uses, an inline {provider: {...}} becomes a context named by its key path. */
+static void scan_server(loader *L, sm_config_other *o, const cJSON *node, const char *path,
+                        int depth)
+{
+    if (depth > 12 || !cJSON_IsObject(node))
+        return;
+    for (const cJSON *c = node->child; c; c = c->next) {
+        char *cp = child_path(path, c->string, -1);
+        if (!strcmp(c->string, "sandbox_provider")) {
+            if (cJSON_IsString(c) && *c->valuestring && !o->uses) {
+                int is_null = 0;
+                char *v = sm_config_interpolate(c->valuestring, &is_null, NULL);
+                if (v && *v && !is_null)
+                    o->uses = xstrdup(v);
+                free(v);
+            } else if (cJSON_IsObject(c)) {
+                add_context(L, cp, cp, c);
+                if (!o->uses)
+                    o->uses = xstrdup(cp);
+            }
+        } else {
+            scan_server(L, o, c, cp, depth + 1);
+        }
+        free(cp);
+    }
+}
+
+static const char *value_kind(const cJSON *v)
+{
+    if (cJSON_IsArray(v))
+        return "a list";
+    if (cJSON_IsObject(v))
+        return "a mapping";
+    if (cJSON_IsNull(v))
+        return "null";
+    return "a scalar";
+}
+
 int sm_config_load_string(const char *yaml, const char *origin, sm_config *out, sm_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -792,44 +1074,82 @@ int sm_config_load_string(const char *yaml, const char *origin, sm_config *out, 
     sm_error tmp;
     sm_error *e = err ? err : &tmp;
     sm_error_clear(e);
-    cJSON *root = sm_yaml_parse(yaml, yaml ? strlen(yaml) : 0, origin, e);
+    loader L = {.origin = origin, .out = out};
+    cJSON *root = yaml_read(yaml, yaml ? strlen(yaml) : 0, origin, true, &L.pos, &L.npos, e);
     if (!root)
         return e->code ? e->code : SM_ERR_CONFIG;
     int rc = SM_OK;
-    const char *fallback = NULL; /* NeMo Gym's `sandbox_provider: NAME` */
+    char *fallback = NULL; /* NeMo Gym's `sandbox_provider: NAME` */
     if (cJSON_IsNull(root))
         goto done;
     if (!cJSON_IsObject(root)) {
         rc = cfail(e, origin, "the top level must be a mapping of block names to blocks");
         goto done;
     }
-    size_t n = (size_t)cJSON_GetArraySize(root);
-    out->contexts = xcalloc(n ? n : 1, sizeof *out->contexts);
+    bool merged = false; /* a NeMo Gym run config: unknown one-key mappings are not blocks */
     for (const cJSON *c = root->child; c; c = c->next) {
+        size_t nprov;
+        const char *prov = cJSON_IsObject(c) ? sole_provider(c, &nprov) : NULL;
+        if (prov && in_list(server_kinds, prov) && cJSON_GetArraySize(c) == 1)
+            merged = true;
+        if (!cJSON_IsObject(c) && strcmp(c->string, "sandbox_provider") &&
+            strcmp(c->string, "sandman"))
+            merged = true;
+    }
+    for (cJSON *c = root->child; c; c = c->next) {
         if (!strcmp(c->string, "sandman")) {
+            /* settings are always read: resolved here */
+            if (cJSON_IsObject(c) && (rc = interp_tree(&L, "sandman", c, "sandman", 0, e)) != SM_OK)
+                goto done;
             if ((rc = parse_settings(origin, c, out, e)) != SM_OK)
                 goto done;
             continue;
         }
         if (!strcmp(c->string, "sandbox_provider") && !cJSON_IsObject(c)) {
-            if (cJSON_IsString(c) && *c->valuestring)
-                fallback = c->valuestring;
+            if (cJSON_IsString(c) && *c->valuestring && !fallback) {
+                int is_null = 0;
+                char *v = sm_config_interpolate(c->valuestring, &is_null, NULL);
+                if (v && *v && !is_null)
+                    fallback = v;
+                else
+                    free(v);
+            }
             continue;
         }
         if (!cJSON_IsObject(c)) {
-            rc = cfail(e, origin,
-                       "top-level key '%s' must be a block (a mapping with one provider key)",
-                       c->string);
-            goto done;
+            add_other(&L, c->string, "value", value_kind(c));
+            continue;
         }
-        sm_context *ctx = &out->contexts[out->ncontexts++];
-        if ((rc = parse_block(origin, c->string, c, ctx, e)) != SM_OK)
-            goto done;
+        size_t nprov;
+        const char *prov = sole_provider(c, &nprov);
+        if (prov && in_list(server_kinds, prov) && cJSON_GetArraySize(c) == 1) {
+            sm_config_other *o = add_other(&L, c->string, "server", prov);
+            scan_server(&L, o, c, c->string, 0);
+            continue;
+        }
+        bool any_known = false, any_reserved = false;
+        for (const cJSON *k = c->child; k; k = k->next) {
+            any_known = any_known || known_provider(k->string);
+            any_reserved = any_reserved || reserved_key(k->string);
+        }
+        /* A sandbox block: one provider key (in a sandman file, any; in a merged run config, one
+         * a provider list knows), or the shape of one gone wrong (reserved keys, several
+         * providers). Anything else is a helper mapping of the run config. */
+        if ((prov && (!merged || any_known)) || any_reserved || (nprov > 1 && any_known) ||
+            (!merged && nprov == 0))
+            add_context(&L, c->string, c->string, c);
+        else
+            add_other(&L, c->string, "mapping",
+                      prov ? "its one key is no sandbox provider" : "a mapping of several keys");
     }
     if (!out->default_context && fallback)
         out->default_context = xstrdup(fallback);
 done:
+    free(fallback);
     cJSON_Delete(root);
+    for (size_t i = 0; i < L.npos; i++)
+        free(L.pos[i].path);
+    free(L.pos);
     if (rc != SM_OK)
         sm_config_free(out);
     return rc;
@@ -905,6 +1225,11 @@ void sm_context_free(sm_context *ctx)
     cJSON_Delete(ctx->options);
     sm_map_free(&ctx->default_metadata);
     sm_map_free(&ctx->image_rewrites);
+    free(ctx->origin);
+    for (size_t i = 0; i < ctx->npos; i++)
+        free(ctx->pos[i].path);
+    free(ctx->pos);
+    free(ctx->error);
     memset(ctx, 0, sizeof *ctx);
 }
 
@@ -915,6 +1240,14 @@ void sm_config_free(sm_config *c)
     for (size_t i = 0; i < c->ncontexts; i++)
         sm_context_free(&c->contexts[i]);
     free(c->contexts);
+    for (size_t i = 0; i < c->nothers; i++) {
+        free(c->others[i].name);
+        free(c->others[i].kind);
+        free(c->others[i].detail);
+        free(c->others[i].uses);
+        free(c->others[i].origin);
+    }
+    free(c->others);
     free(c->path);
     free(c->default_context);
     free(c->theme);
@@ -923,28 +1256,166 @@ void sm_config_free(sm_config *c)
 
 /* ---------------------------------------------------------------- resolution */
 
+static const sm_context *find_context(const sm_config *c, const char *name)
+{
+    for (size_t i = 0; c && i < c->ncontexts; i++)
+        if (!strcmp(c->contexts[i].name, name))
+            return &c->contexts[i];
+    return NULL;
+}
+
+static const sm_config_other *find_other(const sm_config *c, const char *name)
+{
+    for (size_t i = 0; c && i < c->nothers; i++)
+        if (!strcmp(c->others[i].name, name))
+            return &c->others[i];
+    return NULL;
+}
+
+/* The server block whose sandbox_provider gave name, when the default came from one. */
+static const sm_config_other *user_of(const sm_config *c, const char *name)
+{
+    for (size_t i = 0; c && i < c->nothers; i++)
+        if (c->others[i].uses && !strcmp(c->others[i].uses, name))
+            return &c->others[i];
+    return NULL;
+}
+
+const char *sm_config_default_name(const sm_config *c)
+{
+    if (!c)
+        return "local";
+    if (c->default_context)
+        return c->default_context;
+    /* what the run config's servers ask for, when they agree */
+    const char *uses = NULL;
+    bool several = false;
+    for (size_t i = 0; i < c->nothers; i++) {
+        const char *u = c->others[i].uses;
+        if (!u)
+            continue;
+        if (uses && strcmp(uses, u))
+            several = true;
+        uses = uses ? uses : u;
+    }
+    if (uses && !several)
+        return uses;
+    const char *only = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < c->ncontexts; i++)
+        if (!c->contexts[i].nested) {
+            only = c->contexts[i].name;
+            n++;
+        }
+    return n == 1 ? only : "local";
+}
+
+static void copy_context(sm_context *out, const sm_context *src)
+{
+    out->name = xstrdup(src->name);
+    out->provider = src->provider ? xstrdup(src->provider) : NULL;
+    out->options = src->options ? cJSON_Duplicate(src->options, 1) : cJSON_CreateObject();
+    sm_map_copy(&out->default_metadata, &src->default_metadata);
+    sm_map_copy(&out->image_rewrites, &src->image_rewrites);
+    out->origin = src->origin ? xstrdup(src->origin) : NULL;
+    out->line = src->line;
+    out->npos = src->npos;
+    out->pos = src->npos ? xcalloc(src->npos, sizeof *out->pos) : NULL;
+    for (size_t i = 0; i < src->npos; i++)
+        out->pos[i] = (sm_config_pos){xstrdup(src->pos[i].path), src->pos[i].line, src->pos[i].col};
+    out->error = src->error ? xstrdup(src->error) : NULL;
+    out->nested = src->nested;
+}
+
+static char *provider_list(void)
+{
+    const char *names[64];
+    size_t n = sm_provider_names(names, SM_ARRAY_LEN(names));
+    sm_strbuf b = {0};
+    sm_strbuf_puts(&b, "");
+    for (size_t i = 0; i < n; i++)
+        sm_strbuf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+    if (!n)
+        sm_strbuf_puts(&b, "none");
+    return sm_strbuf_take(&b);
+}
+
+static char *sandbox_blocks(const sm_config *c)
+{
+    sm_strbuf b = {0};
+    sm_strbuf_puts(&b, "");
+    for (size_t i = 0; c && i < c->ncontexts; i++)
+        sm_strbuf_printf(&b, "%s%s", i ? ", " : "", c->contexts[i].name);
+    if (!b.len)
+        sm_strbuf_puts(&b, "none");
+    return sm_strbuf_take(&b);
+}
+
 int sm_config_resolve(const sm_config *c, const char *name, sm_context *out, sm_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!name || !*name) {
-        /* sandman.context / sandbox_provider, else a file's only block, else local. */
-        if (c && c->default_context)
-            name = c->default_context;
-        else if (c && c->ncontexts == 1)
-            name = c->contexts[0].name;
-        else
-            name = "local";
-    }
-    for (size_t i = 0; c && i < c->ncontexts; i++) {
-        const sm_context *src = &c->contexts[i];
-        if (strcmp(src->name, name) != 0)
-            continue;
-        out->name = xstrdup(src->name);
-        out->provider = xstrdup(src->provider);
-        out->options = src->options ? cJSON_Duplicate(src->options, 1) : cJSON_CreateObject();
-        sm_map_copy(&out->default_metadata, &src->default_metadata);
-        sm_map_copy(&out->image_rewrites, &src->image_rewrites);
+    bool implicit = !name || !*name;
+    if (implicit)
+        name = sm_config_default_name(c);
+    const char *file = c && c->path ? c->path : "the config";
+    const sm_context *src = find_context(c, name);
+    if (src && src->origin)
+        file = src->origin;
+    else if (c && c->ncontexts && c->contexts[0].origin)
+        file = c->contexts[0].origin;
+    if (src) {
+        if (src->error)
+            return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST, "%s", src->error);
+        if (!sm_provider_lookup(src->provider)) {
+            char *avail = provider_list();
+            if (in_list(nemo_providers, src->provider))
+                sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                             "provider '%s' (block '%s' in %s) is not built into this sandman; "
+                             "available: %s",
+                             src->provider, src->name, file, avail);
+            else
+                sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                             "provider '%s' (block '%s' in %s) is not a sandbox provider sandman "
+                             "or NeMo Gym knows; available: %s",
+                             src->provider, src->name, file, avail);
+            free(avail);
+            return SM_ERR_CONFIG;
+        }
+        copy_context(out, src);
         return SM_OK;
+    }
+    const sm_config_other *o = find_other(c, name);
+    if (o && o->origin)
+        file = o->origin;
+    if (o) {
+        char *blocks = sandbox_blocks(c);
+        if (!strcmp(o->kind, "server"))
+            sm_error_set(
+                err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                "block '%s' in %s is a NeMo Gym server block (%s), not a sandbox block%s%s%s"
+                "; sandbox blocks: %s",
+                name, file, o->detail, o->uses ? "; it uses sandbox_provider '" : "",
+                o->uses ? o->uses : "", o->uses ? "'" : "", blocks);
+        else
+            sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                         "top-level key '%s' in %s is not a sandbox block (%s); sandbox blocks: "
+                         "%s",
+                         name, file, o->detail, blocks);
+        free(blocks);
+        return SM_ERR_CONFIG;
+    }
+    const sm_config_other *user = implicit ? user_of(c, name) : NULL;
+    if (user && user->origin)
+        file = user->origin;
+    if (user && !sm_provider_lookup(name)) {
+        char *blocks = sandbox_blocks(c);
+        sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                     "server block '%s' in %s uses sandbox_provider '%s', which the file does not "
+                     "define (add a provider file with a '%s:' block, or pick one with -p); "
+                     "sandbox blocks: %s",
+                     user->name, file, name, name, blocks);
+        free(blocks);
+        return SM_ERR_CONFIG;
     }
     if (sm_provider_lookup(name)) {
         out->name = xstrdup(name);
@@ -952,17 +1423,63 @@ int sm_config_resolve(const sm_config *c, const char *name, sm_context *out, sm_
         out->options = cJSON_CreateObject();
         return SM_OK;
     }
-    sm_strbuf blocks = {0}, provs = {0};
+    sm_strbuf blocks = {0};
     for (size_t i = 0; c && i < c->ncontexts; i++)
         sm_strbuf_printf(&blocks, "%s%s", i ? ", " : "", c->contexts[i].name);
-    const char *names[64];
-    size_t n = sm_provider_names(names, SM_ARRAY_LEN(names));
-    for (size_t i = 0; i < n; i++)
-        sm_strbuf_printf(&provs, "%s%s", i ? ", " : "", names[i]);
+    char *provs = provider_list();
     sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                  "unknown provider context '%s' (blocks: %s; providers: %s)", name,
-                 blocks.len ? blocks.data : "none", provs.len ? provs.data : "none");
+                 blocks.len ? blocks.data : "none", provs);
     sm_strbuf_free(&blocks);
-    sm_strbuf_free(&provs);
+    free(provs);
     return SM_ERR_CONFIG;
+}
+
+/* The dotted key path an option error names: "unknown key 'K' in P config" -> P.K; else the
+ * message's first word when it looks like one ("docker.create.pids_limit must be ..."). */
+static char *error_path(const char *msg)
+{
+    const char *u = strstr(msg, "unknown key '");
+    if (u) {
+        const char *k = u + strlen("unknown key '");
+        const char *ke = strchr(k, '\'');
+        const char *in = ke ? strstr(ke, "' in ") : NULL;
+        if (in) {
+            const char *pp = in + strlen("' in ");
+            const char *pe = strstr(pp, " config");
+            if (pe)
+                return xasprintf("%.*s.%.*s", (int)(pe - pp), pp, (int)(ke - k), k);
+        }
+    }
+    size_t n = strspn(msg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-[]");
+    if (n && memchr(msg, '.', n))
+        return xstrndup(msg, n);
+    return NULL;
+}
+
+void sm_context_explain(const sm_context *ctx, sm_error *err)
+{
+    if (!ctx || !ctx->origin || !err)
+        return;
+    int line = ctx->line;
+    char *path = error_path(err->msg);
+    while (path && *path) {
+        const sm_config_pos *hit = NULL;
+        for (size_t i = 0; i < ctx->npos && !hit; i++)
+            if (!strcmp(ctx->pos[i].path, path))
+                hit = &ctx->pos[i];
+        if (hit) {
+            line = hit->line;
+            break;
+        }
+        char *cut = strrchr(path, '.'), *br = strrchr(path, '[');
+        if (br > cut)
+            cut = br;
+        if (!cut)
+            break;
+        *cut = '\0';
+    }
+    free(path);
+    sm_error_prefix(err, "%s:%d: block '%s'", ctx->origin, line, ctx->name);
+    err->code = SM_ERR_CONFIG;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/attribution.h"
 #include "core/diagnose.h"
 #include "core/json.h"
 #include "core/util.h"
@@ -104,7 +105,8 @@ sm_fleet_snapshot *sm_fleet_scan(sm_provider *p, sm_sampler *sampler, const sm_l
         return sm_fleet_snapshot_failed(&err);
     sm_sample *samples = xcalloc(n ? n : 1, sizeof *samples);
     bool *ok = xcalloc(n ? n : 1, sizeof *ok);
-    sm_sampler_collect(sampler, list, n, samples, ok);
+    if (sampler)
+        sm_sampler_collect(sampler, list, n, samples, ok);
     return sm_fleet_snapshot_new(list, n, samples, ok);
 }
 
@@ -234,6 +236,19 @@ static void apply_events(sm_fleet *f, cJSON *events)
     keep_newest(f->events, SM_FLEET_MAX_EVENTS);
 }
 
+/* Each row's rates and failure, once per change. */
+static void derive_rows(sm_fleet *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        sm_fleet_row *r = &f->rows[i];
+        r->info = &f->infos[i];
+        r->st = state_of(f, r->info->id);
+        sm_history_rates(&r->st->history, &r->rates);
+        r->has_why =
+            sm_diagnose(r->info, &r->st->last_failure, &r->rates, &r->why, &r->why_warning);
+    }
+}
+
 int sm_fleet_apply(sm_fleet *f, sm_fleet_snapshot *snap, cJSON *events)
 {
     int rc = SM_OK;
@@ -246,26 +261,26 @@ int sm_fleet_apply(sm_fleet *f, sm_fleet_snapshot *snap, cJSON *events)
         apply_events(f, events);
         cJSON_Delete(events);
     }
-    for (size_t i = 0; i < f->n; i++) {
-        sm_fleet_row *r = &f->rows[i];
-        r->info = &f->infos[i];
-        r->st = state_of(f, r->info->id);
-        sm_history_rates(&r->st->history, &r->rates);
-        r->has_why =
-            sm_diagnose(r->info, &r->st->last_failure, &r->rates, &r->why, &r->why_warning);
-    }
+    derive_rows(f);
     return rc;
 }
 
 /* ---- cells ------------------------------------------------------------------------------- */
 
 static const char *const titles[SM_COL__COUNT] = {
-    [SM_COL_ID] = "ID",           [SM_COL_PROVIDER] = "PROVIDER",
-    [SM_COL_STATUS] = "STATUS",   [SM_COL_IMAGE] = "IMAGE",
-    [SM_COL_AGE] = "AGE",         [SM_COL_TTL] = "TTL",
-    [SM_COL_CPU] = "CPU%",        [SM_COL_MEM] = "MEM/LIMIT",
-    [SM_COL_PIDS] = "PIDS",       [SM_COL_PIDS_LIMIT] = "PIDS/LIMIT",
-    [SM_COL_IO] = "IO R/W per s", [SM_COL_FAILURE] = "FAILURE",
+    [SM_COL_ID] = "ID",
+    [SM_COL_PROVIDER] = "PROVIDER",
+    [SM_COL_STATUS] = "STATUS",
+    [SM_COL_RUN] = "RUN",
+    [SM_COL_IMAGE] = "IMAGE",
+    [SM_COL_AGE] = "AGE",
+    [SM_COL_TTL] = "TTL",
+    [SM_COL_CPU] = "CPU%",
+    [SM_COL_MEM] = "MEM/LIMIT",
+    [SM_COL_PIDS] = "PIDS",
+    [SM_COL_PIDS_LIMIT] = "PIDS/LIMIT",
+    [SM_COL_IO] = "IO R/W per s",
+    [SM_COL_FAILURE] = "FAILURE",
 };
 
 const char *sm_fleet_col_title(sm_fleet_col col)
@@ -304,6 +319,12 @@ void sm_fleet_cell(const sm_fleet *f, const sm_fleet_row *r, sm_fleet_col col, d
     case SM_COL_ID: snprintf(buf, len, "%s", i->id); break;
     case SM_COL_PROVIDER: snprintf(buf, len, "%s", i->provider); break;
     case SM_COL_STATUS: snprintf(buf, len, "%s", sm_status_name(i->status)); break;
+    case SM_COL_RUN: {
+        const char *run = sm_map_get(&i->labels, SM_LABEL_RUN);
+        if (run && *run)
+            snprintf(buf, len, "%s", run);
+        break;
+    }
     case SM_COL_IMAGE: snprintf(buf, len, "%s", i->image ? i->image : "-"); break;
     case SM_COL_AGE:
         if (i->created_at > 0)

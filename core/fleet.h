@@ -47,6 +47,7 @@ typedef enum sm_fleet_col {
     SM_COL_ID,
     SM_COL_PROVIDER,
     SM_COL_STATUS,
+    SM_COL_RUN, /* the run it belongs to (its attribution label) */
     SM_COL_IMAGE,
     SM_COL_AGE,
     SM_COL_TTL,
@@ -83,8 +84,9 @@ void sm_fleet_free(sm_fleet *f);
 /* Forgets every sandbox, event and error, to show another provider's. */
 void sm_fleet_reset(sm_fleet *f, const char *provider);
 
-/* Lists the provider's sandboxes and samples the running ones. Safe on a worker thread: it
- * touches only p and the sampler (one caller at a time, as sm_sampler_collect wants). */
+/* Lists the provider's sandboxes and samples the running ones (none without a sampler). Safe
+ * on a worker thread: it touches only p and the sampler (one caller at a time, as
+ * sm_sampler_collect wants). */
 sm_fleet_snapshot *sm_fleet_scan(sm_provider *p, sm_sampler *s, const sm_list_filter *filter);
 /* A snapshot of a list and samples got otherwise (tests, benchmarks): takes ownership of all
  * three; samples and ok may be NULL (nothing sampled). */

@@ -151,6 +151,8 @@ int sm_provider_open(const sm_config *config, const char *context, sm_provider *
         return rc;
     sm_provider *p = NULL;
     rc = sm_provider_new(ctx.provider, ctx.options, &p, err);
+    if (rc == SM_ERR_CONFIG || rc == SM_ERR_INVALID)
+        sm_context_explain(&ctx, err); /* file, line and block of the option */
     if (rc == SM_OK) {
         free(p->context);
         p->context = xstrdup(ctx.name);
@@ -368,7 +370,9 @@ int sm_provider_resolve_id(sm_provider *p, const char *prefix, char **full, sm_e
         return rc;
     size_t matches = 0, pick = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!strcmp(list[i].id, prefix)) { /* an exact id always wins */
+        /* an exact id always wins, as does an engine's container name (nemo-gym-<hex>) */
+        const char *name = list[i].extra ? sm_json_str(list[i].extra, "name") : NULL;
+        if (!strcmp(list[i].id, prefix) || (name && !strcmp(name, prefix))) {
             matches = 1;
             pick = i;
             break;

@@ -101,6 +101,9 @@ static int write_spec_file(sm_sandbox *s, const char *remote, const char *text, 
     if (fd < 0)
         return sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED,
                             "files: cannot create a temp file: %s", strerror(errno));
+    /* Uploads keep the source's mode: a task file must be readable by whoever the agent
+     * runs as, not only by root (mkstemp makes it 0600). */
+    fchmod(fd, 0644);
     size_t n = strlen(text);
     ssize_t w = write(fd, text, n);
     close(fd);

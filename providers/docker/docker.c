@@ -39,8 +39,10 @@ static void docker_destroy(sm_provider *p)
 static char *docker_describe(sm_provider *p)
 {
     docker_provider *dp = p->impl;
-    return xasprintf("engine at %s; API %s", sm_http_target(dp->http),
-                     dp->api[0] ? dp->api : "negotiated on first use");
+    return xasprintf("engine at %s; API %s%s%s", sm_http_target(dp->http),
+                     dp->api[0] ? dp->api : "negotiated on first use",
+                     dp->cfg.warnings ? "; warning: " : "",
+                     dp->cfg.warnings ? dp->cfg.warnings : "");
 }
 
 static void docker_handle_free(sm_provider *p, sm_handle *h)

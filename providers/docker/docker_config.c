@@ -8,8 +8,11 @@
 
 #include "core/json.h"
 #include "core/util.h"
+#include "providers/docker/docker_args.h"
 
-const char *const docker_config_keys[] = {"host", "api_version", "create", "exec", "probe", NULL};
+/* networking and shared_storage are NeMo Gym's Compose settings: accepted, not used. */
+const char *const docker_config_keys[] = {"host",  "api_version", "create",         "exec",
+                                          "probe", "networking",  "shared_storage", NULL};
 static const char *const create_keys[] = {"keepalive_shell",
                                           "keepalive_cmd",
                                           "use_init",
@@ -20,10 +23,14 @@ static const char *const create_keys[] = {"keepalive_shell",
                                           "pids_limit",
                                           "apply_resource_limits",
                                           "publish_host",
+                                          "start_timeout_s",
+                                          "extra_run_args",
                                           NULL};
-static const char *const exec_keys[] = {"default_timeout_s", NULL};
+static const char *const exec_keys[] = {"default_timeout_s", "extra_exec_args", "concurrency",
+                                        "exec_shell", NULL};
 static const char *const probe_keys[] = {"command",    "expected_stdout", "timeout_s",
-                                         "deadline_s", "stable_count",    NULL};
+                                         "deadline_s", "stable_count",    "stable_delay_s",
+                                         NULL};
 
 static void strv_free(char **v)
 {
@@ -84,6 +91,8 @@ static void cfg_defaults(docker_cfg *c)
     c->probe_timeout_s = 30;
     c->probe_deadline_s = -1;
     c->probe_stable_count = 1;
+    c->start_timeout_s = 600;
+    c->concurrency = 32;
 }
 
 void docker_cfg_free(docker_cfg *c)
@@ -98,6 +107,10 @@ void docker_cfg_free(docker_cfg *c)
     free(c->publish_host);
     free(c->probe_command);
     free(c->probe_expected);
+    strv_free(c->extra_run_args);
+    strv_free(c->extra_exec_args);
+    free(c->exec_shell);
+    free(c->warnings);
     memset(c, 0, sizeof *c);
 }
 
@@ -160,7 +173,18 @@ int docker_cfg_parse(const cJSON *config, docker_cfg *c, sm_error *err)
     if (!rc)
         rc = sm_json_get_string(cr, "publish_host", &c->publish_host, w, err);
     if (!rc)
-        rc = sm_json_get_number(ex, "default_timeout_s", &c->default_timeout_s, "docker.exec", err);
+        rc = sm_json_get_number(cr, "start_timeout_s", &c->start_timeout_s, w, err);
+    if (!rc)
+        rc = get_strv(cr, "extra_run_args", &c->extra_run_args, w, err);
+    w = "docker.exec";
+    if (!rc)
+        rc = sm_json_get_number(ex, "default_timeout_s", &c->default_timeout_s, w, err);
+    if (!rc)
+        rc = get_strv(ex, "extra_exec_args", &c->extra_exec_args, w, err);
+    if (!rc)
+        rc = sm_json_get_long(ex, "concurrency", &c->concurrency, w, err);
+    if (!rc)
+        rc = get_nullable_string(ex, "exec_shell", &c->exec_shell, w, err);
     w = "docker.probe";
     if (!rc)
         rc = get_nullable_string(pr, "command", &c->probe_command, w, err);
@@ -172,6 +196,8 @@ int docker_cfg_parse(const cJSON *config, docker_cfg *c, sm_error *err)
         rc = sm_json_get_number(pr, "deadline_s", &c->probe_deadline_s, w, err);
     if (!rc)
         rc = sm_json_get_long(pr, "stable_count", &c->probe_stable_count, w, err);
+    if (!rc)
+        rc = sm_json_get_number(pr, "stable_delay_s", &c->probe_stable_delay_s, w, err);
 
     if (!rc && (!c->keepalive_shell || !*c->keepalive_shell))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
@@ -190,6 +216,53 @@ int docker_cfg_parse(const cJSON *config, docker_cfg *c, sm_error *err)
     if (!rc && c->probe_stable_count < 1)
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "docker.probe.stable_count must be at least 1");
+    if (!rc && !(c->start_timeout_s > 0))
+        rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                          "docker.create.start_timeout_s must be positive");
+    if (!rc && c->concurrency < 1)
+        rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                          "docker.exec.concurrency must be at least 1");
+    if (!rc && c->probe_stable_delay_s < 0)
+        rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                          "docker.probe.stable_delay_s must not be negative");
+    if (!rc && c->exec_shell && !*c->exec_shell) {
+        free(c->exec_shell);
+        c->exec_shell = NULL;
+    }
+    /* flags of the docker CLI that have no Engine API field here: named once, in the warning
+     * create shows (a malformed value fails the create that uses it, as docker would) */
+    for (int i = 0; !rc && i < 2; i++) {
+        char *const *args = i ? c->extra_exec_args : c->extra_run_args;
+        const char *key = i ? "docker.exec.extra_exec_args" : "docker.create.extra_run_args";
+        sm_strbuf skipped = {0};
+        cJSON *scratch = cJSON_CreateObject();
+        if (i)
+            docker_args_exec(args, key, scratch, &skipped, NULL);
+        else
+            docker_args_run(args, key, scratch, &skipped, NULL);
+        cJSON_Delete(scratch);
+        if (skipped.len) {
+            char *w2 = xasprintf("%s%s%s ignores %s (no Docker Engine API equivalent)",
+                                 c->warnings ? c->warnings : "", c->warnings ? "; " : "", key,
+                                 skipped.data);
+            free(c->warnings);
+            c->warnings = w2;
+        }
+        sm_strbuf_free(&skipped);
+    }
+    /* NeMo Gym's Compose settings: sandman runs no Compose projects */
+    const char *unused[] = {"networking", "shared_storage"};
+    for (size_t i = 0; !rc && i < SM_ARRAY_LEN(unused); i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(config, unused[i]);
+        if (v && !cJSON_IsNull(v)) {
+            char *w2 =
+                xasprintf("%s%sdocker.%s is ignored (sandman's docker provider runs no "
+                          "Compose projects)",
+                          c->warnings ? c->warnings : "", c->warnings ? "; " : "", unused[i]);
+            free(c->warnings);
+            c->warnings = w2;
+        }
+    }
     if (!rc && c->probe_command && !*c->probe_command) {
         free(c->probe_command);
         c->probe_command = NULL;

@@ -28,14 +28,22 @@ typedef struct docker_cfg {
     long pids_limit; /* <= 0 = none */
     bool apply_resource_limits;
     char *publish_host;
+    double start_timeout_s; /* one create or start request */
+    char **extra_run_args;  /* docker run flags, translated at create (docker_args.h) */
     /* exec */
     double default_timeout_s;
+    char **extra_exec_args; /* docker exec flags, translated per exec */
+    long concurrency;       /* engine calls of execs at once, per provider */
+    char *exec_shell;       /* NULL = bash when the container has it, else sh */
     /* probe */
     char *probe_command; /* NULL = no probe */
     char *probe_expected;
     double probe_timeout_s;
     double probe_deadline_s; /* < 0 = one attempt (or the spec's ready_timeout_s) */
     long probe_stable_count;
+    double probe_stable_delay_s; /* pause between passes when stable_count > 1 */
+    /* what the block asks for that this provider does not do: one line, or NULL */
+    char *warnings;
 } docker_cfg;
 
 /* The top-level keys of a docker config block (NULL-terminated), for the registry's check. */

@@ -16,11 +16,12 @@
 #include "core/json.h"
 #include "core/redact.h"
 #include "core/util.h"
+#include "providers/docker/docker_args.h"
 #include "providers/docker/docker_cache.h"
+#include "providers/docker/docker_fs.h"
 #include "providers/docker/docker_run.h"
 
-#define CREATE_TIMEOUT_S 120.0 /* one create/start request */
-#define PULL_TIMEOUT_S   900.0
+#define PULL_TIMEOUT_S 900.0
 
 /* Adds "; <text>" to an error's message (and its failure reason). */
 static void err_append(sm_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -66,7 +67,8 @@ static cJSON *create_body(const docker_provider *dp, sm_provider *p, const sm_sp
     /* ours win over the spec's: ls and cleanup rely on them */
     const char *own[][2] = {{DOCKER_LABEL_PROVIDER, "docker"},
                             {DOCKER_LABEL_ATTEMPT, attempt},
-                            {DOCKER_LABEL_CONTEXT, p->context}};
+                            {DOCKER_LABEL_CONTEXT, p->context},
+                            {DOCKER_LABEL_NEMO_GYM, "1"}};
     for (size_t i = 0; i < SM_ARRAY_LEN(own); i++) {
         cJSON_DeleteItemFromObjectCaseSensitive(labels, own[i][0]);
         cJSON_AddStringToObject(labels, own[i][0], own[i][1]);
@@ -303,6 +305,13 @@ static int run_probe(docker_provider *dp, const char *id, const sm_spec *spec, s
         sm_strbuf_free(&errb);
         if (passes >= c->probe_stable_count)
             return SM_OK;
+        if (ok) { /* the next of stable_count passes in a row, after stable_delay_s */
+            if (until > 0 && sm_now_mono() >= until)
+                break;
+            if (c->probe_stable_delay_s > 0)
+                usleep((useconds_t)(c->probe_stable_delay_s * 1e6));
+            continue;
+        }
         /* A container that is no longer running will never pass. */
         bool running = true;
         cJSON *insp = NULL;
@@ -408,7 +417,7 @@ static int create_container(docker_provider *dp, const cJSON *body, const char *
                          .content_type = "application/json",
                          .body = text,
                          .body_len = strlen(text),
-                         .timeout_s = CREATE_TIMEOUT_S,
+                         .timeout_s = dp->cfg.start_timeout_s,
                          .body_size = -1};
         sm_http_resp resp;
         rc = sm_http_do(dp->http, &r, &resp, err);
@@ -479,7 +488,8 @@ static int start_container(docker_provider *dp, const char *id, sm_error *err)
     char *path = xasprintf("/containers/%s/start", id);
     int status = 0;
     cJSON *reply = NULL;
-    int rc = docker_call(dp, "POST", path, NULL, CREATE_TIMEOUT_S, false, &status, &reply, err);
+    int rc =
+        docker_call(dp, "POST", path, NULL, dp->cfg.start_timeout_s, false, &status, &reply, err);
     free(path);
     if (rc == SM_OK && status != 204 && status != 304)
         rc = docker_http_error(err, status, NULL, reply, SM_FAIL_CREATE_FAILED,
@@ -511,8 +521,8 @@ static sm_http_conn *attach_output(docker_provider *dp, const char *id)
         return NULL;
     sm_http_conn *conn = NULL;
     int status = 0;
-    if (sm_http_upgrade(dp->http, "POST", path, "tcp", NULL, NULL, 0, CREATE_TIMEOUT_S, &conn,
-                        &status, NULL, NULL) != SM_OK)
+    if (sm_http_upgrade(dp->http, "POST", path, "tcp", NULL, NULL, 0, dp->cfg.start_timeout_s,
+                        &conn, &status, NULL, NULL) != SM_OK)
         conn = NULL;
     free(path);
     return conn;
@@ -546,6 +556,91 @@ static bool wait_token(sm_http_conn *conn, double wait_s)
     }
     sm_strbuf_free(&out);
     return ok;
+}
+
+/* provider_options.volumes: ["host:container[:mode]", ...] or {host: container} or
+ * {host: {bind: container, mode: ro}} (docker-py's form), as `docker run -v`. */
+static int volume_args(const cJSON *v, char ***out, sm_error *err)
+{
+    static const char what[] = "provider_options.volumes";
+    if (cJSON_IsString(v) || cJSON_IsArray(v)) {
+        *out = docker_args_from_json(v, what, err);
+        return *out ? SM_OK : SM_ERR_INVALID;
+    }
+    if (!cJSON_IsObject(v))
+        return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                            "%s must be a list of host:container[:mode] strings or a mapping",
+                            what);
+    size_t n = 0;
+    char **list = xcalloc((size_t)cJSON_GetArraySize(v) + 1, sizeof *list);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, v)
+    {
+        const char *bind = cJSON_IsString(it) ? it->valuestring : sm_json_str(it, "bind");
+        const char *mode = cJSON_IsObject(it) ? sm_json_str(it, "mode") : NULL;
+        if (!bind || !*bind) {
+            docker_args_free(list);
+            return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                                "%s['%s'] needs a container path (a string, or {bind: PATH})", what,
+                                it->string);
+        }
+        list[n++] = mode ? xasprintf("%s:%s:%s", it->string, bind, mode)
+                         : xasprintf("%s:%s", it->string, bind);
+    }
+    *out = list;
+    return SM_OK;
+}
+
+/* The container's docker run flags, in the seed's order: provider_options.volumes (-v), the
+ * context's create.extra_run_args, provider_options.run_args. What has no API field is named
+ * in *warn, as are provider options this provider does not use. */
+static int apply_run_args(const docker_provider *dp, const sm_spec *spec, cJSON *body,
+                          sm_strbuf *warn, sm_error *err)
+{
+    const cJSON *po = spec->provider_options;
+    char **vols = NULL, **run = NULL;
+    int rc = SM_OK;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(po, "volumes");
+    if (v && !cJSON_IsNull(v))
+        rc = volume_args(v, &vols, err);
+    if (!rc) {
+        run = docker_args_from_json(cJSON_GetObjectItemCaseSensitive(po, "run_args"),
+                                    "provider_options.run_args", err);
+        rc = run ? SM_OK : SM_ERR_INVALID;
+    }
+    sm_strbuf skipped = {0};
+    for (size_t i = 0; !rc && vols && vols[i]; i++) {
+        char *const one[] = {"-v", vols[i], NULL};
+        rc = docker_args_run(one, "provider_options.volumes", body, NULL, err);
+    }
+    const struct {
+        char *const *args;
+        const char *what;
+    } sets[] = {{dp->cfg.extra_run_args, "docker.create.extra_run_args"},
+                {run, "provider_options.run_args"}};
+    for (size_t i = 0; !rc && i < SM_ARRAY_LEN(sets); i++) {
+        skipped.len = 0;
+        if (skipped.data)
+            skipped.data[0] = '\0';
+        /* the context's own were named once, when it was read (dp->cfg.warnings) */
+        rc = docker_args_run(sets[i].args, sets[i].what, body, i ? &skipped : NULL, err);
+        if (!rc && skipped.len)
+            sm_strbuf_printf(warn, "%s%s ignores %s (no Docker Engine API equivalent)",
+                             warn->len ? "; " : "", sets[i].what, skipped.data);
+    }
+    const cJSON *it;
+    cJSON_ArrayForEach(it, po)
+    {
+        if (strcmp(it->string, "volumes") && strcmp(it->string, "run_args"))
+            sm_strbuf_printf(warn, "%sprovider_options.%s is not used by the docker provider",
+                             warn->len ? "; " : "", it->string);
+    }
+    sm_strbuf_free(&skipped);
+    docker_args_free(vols);
+    docker_args_free(run);
+    if (rc && err)
+        err->failure.kind = SM_FAIL_INVALID_REQUEST;
+    return rc;
 }
 
 int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error *err)
@@ -594,6 +689,14 @@ int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error
     bool ttl_enforced = false;
     bool token = token_readiness(&dp->cfg, &s);
     cJSON *body = create_body(dp, p, &s, attempt, token, &ttl_enforced);
+    sm_strbuf warn = {0};
+    if (dp->cfg.warnings)
+        sm_strbuf_puts(&warn, dp->cfg.warnings);
+    if (apply_run_args(dp, &s, body, &warn, err) != SM_OK) {
+        cJSON_Delete(body);
+        sm_strbuf_free(&warn);
+        return SM_ERR_INVALID;
+    }
     char *id = NULL;
     int rc = create_container(dp, body, name, attempt, image, &id, err);
     cJSON_Delete(body);
@@ -603,11 +706,14 @@ int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error
                 err->failure.kind = SM_FAIL_CREATE_FAILED;
             snprintf(err->failure.operation, sizeof err->failure.operation, "create");
         }
+        sm_strbuf_free(&warn);
         return rc;
     }
     double created = sm_now_wall();
-    sm_http_conn *attached = token ? attach_output(dp, id) : NULL;
-    rc = start_container(dp, id, err);
+    rc = spec->workdir ? docker_make_workdir(dp, id, spec->workdir, err) : SM_OK;
+    sm_http_conn *attached = token && rc == SM_OK ? attach_output(dp, id) : NULL;
+    if (rc == SM_OK)
+        rc = start_container(dp, id, err);
     if (rc == SM_OK) {
         double wait = dp->cfg.probe_timeout_s;
         if (dp->cfg.probe_deadline_s > wait)
@@ -623,10 +729,13 @@ int docker_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error
     if (rc != SM_OK) {
         rc = create_failed(dp, id, attempt, err);
         free(id);
+        sm_strbuf_free(&warn);
         return rc;
     }
     sm_handle *h = sm_handle_new(id, "docker");
     free(id);
+    h->warning = warn.len ? sm_strbuf_take(&warn) : NULL;
+    sm_strbuf_free(&warn);
     docker_cache *c = docker_cache_of(h); /* not "inspected": limits are read on first use */
     c->created_at = created;
     c->ttl_s = ttl_enforced ? spec->ttl_s : -1;

@@ -98,6 +98,7 @@ int docker_engine_new(const cJSON *config, docker_provider **out, sm_error *err)
     docker_provider *dp = xcalloc(1, sizeof *dp);
     pthread_mutex_init(&dp->lock, NULL);
     int rc = docker_cfg_parse(config, &dp->cfg, err);
+    sem_init(&dp->exec_slots, 0, rc == SM_OK ? (unsigned)dp->cfg.concurrency : 1);
     if (rc == SM_OK)
         rc = build_client(dp, err);
     if (rc == SM_OK && dp->cfg.api_version)
@@ -121,6 +122,7 @@ void docker_engine_free(docker_provider *dp)
     docker_cfg_free(&dp->cfg);
     free(dp->tcp_host);
     pthread_mutex_destroy(&dp->lock);
+    sem_destroy(&dp->exec_slots);
     free(dp);
 }
 

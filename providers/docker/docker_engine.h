@@ -6,6 +6,7 @@
 #define SM_DOCKER_ENGINE_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -18,6 +19,9 @@
 #define DOCKER_LABEL_ATTEMPT  "sandman.attempt"  /* unique per create attempt (lost replies) */
 #define DOCKER_LABEL_CONTEXT  "sandman.context"  /* the config block that made it */
 #define DOCKER_LABEL_TTL      "sandman.ttl_s"    /* the enforced TTL (keep-alive sleep) */
+/* NeMo Gym's docker provider marks its containers so: they are sandboxes too (ls without --all),
+ * and sandman's carry it so that NeMo Gym's tooling sees them. */
+#define DOCKER_LABEL_NEMO_GYM "nemo-gym.sandbox"
 
 #define DOCKER_CONTROL_TIMEOUT_S 60.0 /* inspect, list, remove, ... */
 
@@ -26,8 +30,9 @@ typedef struct docker_provider {
     sm_http *http;
     bool tls;
     pthread_mutex_t lock;
-    char api[16];   /* "1.41" once known */
-    char *tcp_host; /* the engine's host for endpoints on wildcard addresses (TCP only) */
+    sem_t exec_slots; /* exec.concurrency: execs talking to the engine at once */
+    char api[16];     /* "1.41" once known */
+    char *tcp_host;   /* the engine's host for endpoints on wildcard addresses (TCP only) */
 } docker_provider;
 
 /* Parses a config block and builds its client (nothing is sent yet). *out is owned by the

@@ -121,26 +121,41 @@ int docker_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exe
     docker_provider *dp = p->impl;
     double t0 = sm_now_mono();
     double timeout = req->timeout_s > 0 ? req->timeout_s : dp->cfg.default_timeout_s;
-    const char *argv[] = {dp->cfg.keepalive_shell, "-c", req->cmd, NULL};
+    /* exec.exec_shell, else (the seed's default) bash when the container has it, else sh */
+    const char *pinned[] = {dp->cfg.exec_shell, "-c", req->cmd, NULL};
+    const char *pwd = req->env ? sm_map_get(req->env, "PWD") : NULL;
+    const char *lvl = req->env ? sm_map_get(req->env, "SHLVL") : NULL;
+    char *auto_sh = xasprintf("unset PWD SHLVL;%s%s " DOCKER_AUTO_SHELL,
+                              pwd ? " export PWD=\"$2\";" : "", lvl ? " export SHLVL=\"$3\";" : "");
+    const char *detect[] = {dp->cfg.keepalive_shell, "-c",           auto_sh, "sh", req->cmd,
+                            pwd ? pwd : "",          lvl ? lvl : "", NULL};
     sm_strbuf out = {0}, errb = {0};
-    docker_run r = {.argv = argv,
+    docker_run r = {.argv = dp->cfg.exec_shell ? pinned : detect,
                     .cwd = req->cwd,
                     .env = req->env,
                     .user = req->user,
+                    .extra_args = dp->cfg.extra_exec_args,
                     .timeout_s = timeout,
                     .stdout_fd = req->stdout_fd,
                     .stderr_fd = req->stderr_fd,
                     .out = &out,
                     .errb = &errb};
-    /* The handle's exec helper when it can run the command as an exec would; else (and for a
-     * handle's first command) an exec instance. */
-    int rc = docker_executor_run(dp, h, req->cmd, &r, err);
+    /* exec.concurrency bounds this provider's execs at the engine, as the seed's semaphore */
+    while (sem_wait(&dp->exec_slots) != 0)
+        ;
+    /* The handle's exec helper when it can run the command as an exec would (it knows no
+     * extra exec flags); else (and for a handle's first command) an exec instance. */
+    int rc = dp->cfg.extra_exec_args && dp->cfg.extra_exec_args[0]
+                 ? DOCKER_EXECUTOR_DECLINED
+                 : docker_executor_run(dp, h, req->cmd, &r, err);
     if (rc == DOCKER_EXECUTOR_DECLINED) {
         r.timeout_s = timeout - (sm_now_mono() - t0);
         if (r.timeout_s < 0.01)
             r.timeout_s = 0.01;
         rc = docker_exec_run(dp, h->id, &r, err);
     }
+    sem_post(&dp->exec_slots);
+    free(auto_sh);
     sm_failure *f = &res->failure;
     snprintf(f->operation, sizeof f->operation, "exec");
     snprintf(f->sandbox_id, sizeof f->sandbox_id, "%s", h->id);

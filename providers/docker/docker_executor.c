@@ -51,7 +51,8 @@
 #define X_MAX_FAILS    3   /* failed starts in a row before a handle stops trying */
 #define X_MIN_BUDGET_S 5.0 /* a command with less time left does not wait for a helper start */
 
-/* The helper. $1 = the shell for commands, $2 = a nonce for its FIFO directory. `w` finds a
+/* The helper. $1 = the shell for commands ("": bash when there is one, else sh, looked up for
+ * each command as a plain exec does), $2 = a nonce for its FIFO directory. `w` finds a
  * program on PATH by hand: `command -v` names BusyBox applets without a path, and commands may
  * change PATH. Shells change a few variables of their own when they start (PWD, OLDPWD on cd,
  * SHLVL, bash's `_`), so the values the exec gave the helper are read back from its initial
@@ -101,6 +102,7 @@ static const char helper_script[] =
     " cat \"$o\" </dev/null 7>&- & c=$!\n"
     " cat \"$e\" </dev/null >&7 7>&- & c=\"$c $!\"\n"
     " exec 5>\"$o\" 6>\"$e\"\n"
+    " C=$SH; [ -n \"$C\" ] || { C=sh; command -v bash >/dev/null 2>&1 && C=bash; }\n"
     " (if [ -n \"$cwd\" ]; then cd -P -- \"$cwd\" || exit 127; fi\n"
     "  if [ -n \"$hP\" ]; then PWD=$vP; export PWD; else unset PWD; fi\n"
     "  if [ -n \"$hO\" ]; then OLDPWD=$vO; export OLDPWD; else unset OLDPWD; fi\n"
@@ -108,8 +110,8 @@ static const char helper_script[] =
     "  SANDMAN_EXEC_ID=$k; export SANDMAN_EXEC_ID\n"
     "  if [ -n \"$B\" ]; then if [ -n \"$hU\" ]; then set -- \"_=$vU\" \"$@\"; "
     "else set -- -u _ \"$@\"; fi; fi\n"
-    "  [ $# = 0 ] || exec \"$E\" \"$@\" \"$S\" \"$SH\" -c \"$cmd\"\n"
-    "  exec \"$S\" \"$SH\" -c \"$cmd\") >&5 2>&6 5>&- 6>&- 7>&- </dev/null\n"
+    "  [ $# = 0 ] || exec \"$E\" \"$@\" \"$S\" \"$C\" -c \"$cmd\"\n"
+    "  exec \"$S\" \"$C\" -c \"$cmd\") >&5 2>&6 5>&- 6>&- 7>&- </dev/null\n"
     " r=$?; [ $r -le 255 ] || r=$((r-128))\n"
     " printf '%s-END-%s %s\\n' \"$P\" \"$t\" $r >&5 && printf '%s-END-%s\\n' \"$P\" \"$t\" >&6 || "
     "exit 0\n"
@@ -271,7 +273,9 @@ static int start(docker_provider *dp, const char *cid, docker_executor *x, doubl
     cJSON_AddBoolToObject(body, "AttachStderr", true);
     cJSON_AddBoolToObject(body, "Tty", false);
     cJSON *cmd = cJSON_AddArrayToObject(body, "Cmd");
-    const char *argv[] = {sh, "-c", helper_script, "sandman-exec", sh, nonce};
+    /* the commands' shell: exec.exec_shell, else "" (the helper picks bash or sh) */
+    const char *cmd_sh = dp->cfg.exec_shell ? dp->cfg.exec_shell : "";
+    const char *argv[] = {sh, "-c", helper_script, "sandman-exec", cmd_sh, nonce};
     for (size_t i = 0; i < SM_ARRAY_LEN(argv); i++)
         cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
     cJSON *env = cJSON_AddArrayToObject(body, "Env");

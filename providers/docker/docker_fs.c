@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/json.h"
@@ -371,6 +372,47 @@ int docker_upload(sm_provider *p, sm_handle *h, const char *local, const char *r
     free(parent);
     free(dest);
     close(fd);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- workdir */
+
+int docker_make_workdir(docker_provider *dp, const char *cid, const char *workdir, sm_error *err)
+{
+    while (*workdir == '/')
+        workdir++;
+    if (!*workdir)
+        return SM_OK;
+    char *abs = xasprintf("/%s", workdir);
+    int kind = remote_kind(dp, cid, abs, err);
+    free(abs);
+    if (kind != -1)
+        return kind == -2 ? (err ? err->code : SM_ERR_RUNTIME) : SM_OK;
+    sm_strbuf tar = {0};
+    char *entry = xasprintf("%s/", workdir);
+    tar_header(&tar, entry, '5', 01777, 0, (long long)time(NULL));
+    free(entry);
+    static const char zeros[2 * TAR_BLOCK];
+    sm_strbuf_append(&tar, zeros, sizeof zeros);
+    char *path = docker_path(dp, err, "/containers/%s/archive?path=/", cid);
+    int rc = path ? SM_OK : (err ? err->code : SM_ERR_RUNTIME);
+    if (path) {
+        sm_http_req r = {.method = "PUT",
+                         .path = path,
+                         .content_type = "application/x-tar",
+                         .body = tar.data,
+                         .body_len = tar.len,
+                         .body_size = -1,
+                         .timeout_s = XFER_TIMEOUT};
+        sm_http_resp resp;
+        rc = sm_http_do(dp->http, &r, &resp, err);
+        if (rc == SM_OK && resp.status != 200)
+            rc = docker_http_error(err, resp.status, resp.body.data, NULL, SM_FAIL_CREATE_FAILED,
+                                   "creating the workdir /%s in container %.12s", workdir, cid);
+        sm_http_resp_free(&resp);
+        free(path);
+    }
+    sm_strbuf_free(&tar);
     return rc;
 }
 

@@ -250,9 +250,20 @@ int docker_status(sm_provider *p, sm_handle *h, sm_sandbox_info *info, sm_error 
     return SM_OK;
 }
 
-/* Without `all`: running (and starting) sandman containers. With `all`: every container of the
- * engine, whoever made it and whatever its state (the dashboard shows them all; foreign ones
- * are marked in provider_info). */
+/* A sandbox to sandman or to NeMo Gym: made by either (their marker labels). */
+static bool is_sandbox(const cJSON *c)
+{
+    const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
+    const char *mine = sm_json_str(labels, DOCKER_LABEL_PROVIDER);
+    const char *gym = sm_json_str(labels, DOCKER_LABEL_NEMO_GYM);
+    return (mine && !strcmp(mine, "docker")) || (gym && !strcmp(gym, "1"));
+}
+
+/* Without `all`: running sandboxes, sandman's and NeMo Gym's (`docker run --label
+ * nemo-gym.sandbox=1`). The engine's label filters all have to match, so the either-or is
+ * decided here, on the running containers the engine lists. With `all`: every container of
+ * the engine, whoever made it and whatever its state (the dashboard shows them all; foreign
+ * ones are marked in provider_info). */
 int docker_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, size_t *n,
                 sm_error *err)
 {
@@ -261,9 +272,7 @@ int docker_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, 
     *n = 0;
     bool all = f && f->all;
     cJSON *list = NULL;
-    char *mine = xasprintf("%s=docker", DOCKER_LABEL_PROVIDER);
-    int rc = docker_list_raw(dp, all, f ? f->labels : NULL, all ? NULL : mine, &list, err);
-    free(mine);
+    int rc = docker_list_raw(dp, all, f ? f->labels : NULL, NULL, &list, err);
     if (rc != SM_OK)
         return rc;
     size_t cnt = (size_t)cJSON_GetArraySize(list);
@@ -271,6 +280,8 @@ int docker_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, 
     const cJSON *it;
     cJSON_ArrayForEach(it, list)
     {
+        if (!all && !is_sandbox(it))
+            continue;
         sm_sandbox_info *info = &(*out)[*n];
         sm_sandbox_info_init(info);
         info_from_list(it, info);

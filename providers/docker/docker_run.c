@@ -16,6 +16,7 @@
 
 #include "core/json.h"
 #include "core/util.h"
+#include "providers/docker/docker_args.h"
 
 static void write_all(int fd, const char *p, size_t n)
 {
@@ -161,6 +162,12 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
     const char *user = docker_exec_user(r->user);
     if (user)
         cJSON_AddStringToObject(body, "User", user);
+    /* after the request's own, as the seed puts them after its flags (checked at config time) */
+    if (r->extra_args &&
+        docker_args_exec(r->extra_args, "docker.exec.extra_exec_args", body, NULL, err) != SM_OK) {
+        cJSON_Delete(body);
+        return SM_ERR_INVALID;
+    }
     char eid[128];
     int rc = docker_exec_create(dp, cid, body, eid, sizeof eid, err);
     cJSON_Delete(body);

@@ -12,6 +12,13 @@
  * find and kill them: the Engine API has no "kill this exec" call. */
 #define DOCKER_EXEC_MARKER "SANDMAN_EXEC_ID"
 
+/* `<keep-alive shell> -c "unset PWD SHLVL; [export PWD=$2;] [export SHLVL=$3;]" DOCKER_AUTO_SHELL
+ * sh CMD PWD SHLVL` runs CMD with bash when the container has it, else sh: the seed's default
+ * exec shell, decided where the command runs. The first shell's own PWD and SHLVL are dropped
+ * (or put back to the request's) so that CMD's shell starts as it would in a fresh exec. */
+#define DOCKER_AUTO_SHELL                                                                          \
+    "if command -v bash >/dev/null 2>&1; then exec bash -c \"$1\"; fi; exec sh -c \"$1\""
+
 /* One command in a container, demultiplexed. argv is the process; env entries are "K=V".
  * Output goes to the fds when >= 0, else into out/errb (which may be NULL to drop it). */
 typedef struct docker_run {
@@ -19,6 +26,7 @@ typedef struct docker_run {
     const char *cwd;
     const sm_map *env;
     const char *user;
+    char *const *extra_args; /* docker exec flags (exec.extra_exec_args), applied last */
     double timeout_s;
     int stdout_fd, stderr_fd;
     sm_strbuf *out, *errb;

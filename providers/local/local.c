@@ -322,8 +322,13 @@ static int start_supervisor(const local_provider *lp, const char *dir, double ti
     posix_spawn_file_actions_addclosefrom_np(&fa, 4);
     posix_spawnattr_init(&attr);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    /* Nor our environment (the user's tokens and host paths): the supervisor needs none, and
+     * the init, a process inside the sandbox for its whole life, keeps a copy of it. PATH is
+     * where the init finds an entrypoint given by name. */
+    char *const envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                          NULL};
     pid_t child;
-    int rc = posix_spawn(&child, lp->supervisor, &fa, &attr, argv, environ);
+    int rc = posix_spawn(&child, lp->supervisor, &fa, &attr, argv, envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     close(pfd[1]);
@@ -426,6 +431,32 @@ static int destroy_sandbox(const char *id, sm_error *err)
     return SM_OK;
 }
 
+/* Whether the image lacks the workdir, reached through real directories only (a symlink in
+ * the image would point into the host here: then the supervisor makes it, as before). */
+static bool workdir_missing(const char *rootfs, const char *workdir)
+{
+    char *path = xasprintf("%s%s", rootfs, workdir);
+    size_t base = strlen(rootfs);
+    bool missing = false;
+    for (char *p = path + base + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char save = *p;
+        *p = '\0';
+        struct stat st;
+        int r = lstat(path, &st);
+        *p = save;
+        if (r < 0) {
+            missing = errno == ENOENT;
+            break;
+        }
+        if (!S_ISDIR(st.st_mode) || !save)
+            break;
+    }
+    free(path);
+    return missing;
+}
+
 static int local_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm_error *err)
 {
     local_provider *lp = p->impl;
@@ -463,15 +494,25 @@ static int local_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm
                               strerror(errno));
         free(sd);
     }
+    /* A workdir sandman makes is the agent's, whoever it runs as (exec -u): sticky and
+     * world-writable like /tmp. One the image already has keeps its own mode. */
     if (rc == SM_OK && !rootfs) {
-        char *tmp = xasprintf("%s/tmp", dir);
+        char *tmp = xasprintf("%s/tmp", dir), *work = xasprintf("%s/work", dir);
         chmod(tmp, 01777);
-        if (!rootfs && workdir && sm_str_has_prefix(workdir, "/tmp/")) {
+        chmod(work, 01777);
+        if (workdir && sm_str_has_prefix(workdir, "/tmp/")) {
             char *wd = xasprintf("%s%s", tmp, workdir + 4);
             sm_mkdir_p(wd, 0755);
+            chmod(wd, 01777);
             free(wd);
         }
         free(tmp);
+        free(work);
+    } else if (rc == SM_OK && workdir && workdir_missing(rootfs, workdir)) {
+        char *wd = xasprintf("%s/upper%s", dir, workdir); /* appears in the overlay */
+        sm_mkdir_p(wd, 0755);
+        chmod(wd, 01777);
+        free(wd);
     }
     local_cgroups cg;
     char *note = NULL, *warning = NULL;

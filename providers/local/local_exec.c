@@ -132,18 +132,27 @@ static void relay(int to, const char *buf, size_t n)
     }
 }
 
-/* Reads what a pipe has into b, or on to the descriptor `to` when it is >= 0; returns false at
- * EOF. */
-static bool pump(int fd, sm_strbuf *b, int to)
+/* Output kept in memory per stream (exec -o json, the dashboard): a command that prints
+ * without end must not make this process, on the host, grow until the exec timeout. */
+#define CAPTURE_MAX (16u << 20)
+
+/* Reads what a pipe has into b (up to CAPTURE_MAX; the rest is counted in *dropped), or on to
+ * the descriptor `to` when it is >= 0; returns false at EOF. */
+static bool pump(int fd, sm_strbuf *b, int to, size_t *dropped)
 {
     char buf[65536];
     for (;;) {
         ssize_t r = read(fd, buf, sizeof buf);
         if (r > 0) {
-            if (to >= 0)
+            size_t keep = b->len < CAPTURE_MAX ? CAPTURE_MAX - b->len : 0;
+            if (keep > (size_t)r)
+                keep = (size_t)r;
+            if (to >= 0) {
                 relay(to, buf, (size_t)r);
-            else
-                sm_strbuf_append(b, buf, (size_t)r);
+            } else {
+                sm_strbuf_append(b, buf, keep);
+                *dropped += (size_t)r - keep;
+            }
             continue;
         }
         if (r < 0 && errno == EINTR)
@@ -197,6 +206,7 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         close(errp[1]);
 
     sm_strbuf ob = {0}, eb = {0};
+    size_t out_cut = 0, err_cut = 0;
     bool exited = false, timed_out = false, out_open = out[0] >= 0, err_open = errp[0] >= 0;
     int status = 0;
     double deadline = t0 + timeout, exited_at = 0;
@@ -223,9 +233,9 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         if (poll(pf, (nfds_t)n, ms) < 0 && errno != EINTR)
             break;
         if (out_open && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
-            out_open = pump(out[0], &ob, req->stdout_fd);
+            out_open = pump(out[0], &ob, req->stdout_fd, &out_cut);
         if (err_open && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)))
-            err_open = pump(errp[0], &eb, req->stderr_fd);
+            err_open = pump(errp[0], &eb, req->stderr_fd, &err_cut);
         if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             struct lp_frame f;
             int got = lp_recv(sock, &f);
@@ -244,11 +254,11 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         }
     }
     if (out[0] >= 0) {
-        pump(out[0], &ob, req->stdout_fd);
+        pump(out[0], &ob, req->stdout_fd, &out_cut);
         close(out[0]);
     }
     if (errp[0] >= 0) {
-        pump(errp[0], &eb, req->stderr_fd);
+        pump(errp[0], &eb, req->stderr_fd, &err_cut);
         close(errp[0]);
     }
     if (sock >= 0)
@@ -259,6 +269,14 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     snprintf(f->sandbox_id, sizeof f->sandbox_id, "%s", h->id);
     snprintf(f->provider, sizeof f->provider, "local");
     res->duration_s = sm_now_mono() - t0;
+    for (int i = 0; i < 2; i++) {
+        size_t cut = i ? err_cut : out_cut;
+        if (cut)
+            sm_strbuf_printf(&eb,
+                             "\nsandman: the command's %s was cut at %u MiB (%zu bytes "
+                             "dropped)\n",
+                             i ? "stderr" : "stdout", CAPTURE_MAX >> 20, cut);
+    }
     if (req->stdout_fd < 0) {
         res->out_len = ob.len;
         res->out = sm_strbuf_take(&ob);

@@ -73,6 +73,7 @@ keys C-b x
 check "Ctrl-b x closes it and the list comes back" wait_for "^  $ID "
 expect_no_match "the tab is gone" " 3 ${ID:0:8}" "$(line 2)"
 run "$SANDMAN" shell "$ID" --list
+expect_eq "the session list is read" 0 "$RC"
 expect_no_match "no session is left running in the sandbox" "running" "$OUT"
 
 keys q

@@ -33,10 +33,10 @@ expect_eq "and the pids limit" "4096" "$(last "$EARLY" | json 'd["pids_limit"]')
 
 run "$SANDMAN" top --count 1 --interval 0.5
 expect_match "the text table has the columns" \
-    "ID +PROVIDER +STATUS +IMAGE +AGE +TTL +CPU% +MEM/LIMIT +PIDS/LIMIT +IO R/W per s +FAILURE" "$OUT"
-expect_match "and the failure label" "$OOM +local +running +host .*OOM killed" "$OUT"
+    "ID +PROVIDER +STATUS +RUN +IMAGE +AGE +TTL +CPU% +MEM/LIMIT +PIDS/LIMIT +IO R/W per s +FAILURE" "$OUT"
+expect_match "and the failure label (after the run id)" "$OOM +local +running +[^ ]+ +host .*OOM killed" "$OUT"
 expect_match "a row with provider, image, age, TTL left and pids against the limit" \
-    "${EARLY:0:12} +local +running +host +[0-9.]+m?s +[0-9]+m[0-9]+s +[0-9.]+ +[0-9.]+[KMG]iB/64MiB +[0-9]+/4096 " "$OUT"
+    "${EARLY:0:12} +local +running +[^ ]+ +host +[0-9.]+m?s +[0-9]+m[0-9]+s +[0-9.]+ +[0-9.]+[KMG]iB/64MiB +[0-9]+/4096 " "$OUT"
 run "$SANDMAN" top --interval 0
 expect_eq "a bad interval is a usage error" 2 "$RC"
 

@@ -76,6 +76,7 @@ run "$SANDMAN" status -o json "$T"
 expect_eq "after its TTL the sandbox is stopped" "stopped" "$(echo "$OUT" | json 'd["status"]')"
 expect_eq "and the reason is ttl_expired" "ttl_expired" "$(echo "$OUT" | json 'd["failure"]["kind"]')"
 run "$SANDMAN" ls
+expect_eq "ls succeeds" 0 "$RC"
 expect_no_match "ls (without -a) hides ended sandboxes" "$T" "$OUT"
 run "$SANDMAN" ls -a
 expect_match "ls -a shows it with the reason" "$T .*stopped .*TTL expired" "$OUT"

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,6 +124,14 @@ int main(int argc, char **argv)
     }
     if (!strcmp(what, "userfaultfd"))
         return report(syscall(SYS_userfaultfd, O_CLOEXEC | 1 /* UFFD_USER_MODE_ONLY */));
+    /* Socket families that reach past the network namespace (vsock: the VM's host) or into
+     * rarely audited kernel code (the crypto API). */
+    if (!strcmp(what, "socket-vsock"))
+        return report(socket(AF_VSOCK, SOCK_STREAM, 0));
+    if (!strcmp(what, "socket-alg"))
+        return report(socket(AF_ALG, SOCK_SEQPACKET, 0));
+    if (!strcmp(what, "socket-unix"))
+        return report(socket(AF_UNIX, SOCK_STREAM, 0));
     if (!strcmp(what, "mount"))
         return report(syscall(SYS_mount, "none", "/tmp", "tmpfs", 0, NULL));
     if (!strcmp(what, "setns"))
@@ -133,6 +143,20 @@ int main(int argc, char **argv)
         return report(sys32(288, 0 /* KEYCTL_GET_KEYRING_ID */, key, 0));
     if (!strcmp(what, "getpid32"))
         return report(sys32(20, 0, 0, 0));
+    if (!strcmp(what, "socket-vsock32")) /* the 32-bit socket call (359) */
+        return report(sys32(359, AF_VSOCK, SOCK_STREAM, 0));
+    if (!strcmp(what, "socketcall-vsock32")) {
+        /* socketcall(SYS_SOCKET, args): the family sits in memory (below 4 GiB for the 32-bit
+         * entry), out of a seccomp filter's reach */
+        uint32_t *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        if (args == MAP_FAILED)
+            return report(-1);
+        args[0] = AF_VSOCK;
+        args[1] = SOCK_STREAM;
+        args[2] = 0;
+        return report(sys32(102, 1, (long)(uintptr_t)args, 0));
+    }
     if (!strcmp(what, "x32-getpid"))
         return report(syscall(0x40000000L | SYS_getpid));
 #endif

@@ -16,9 +16,21 @@
 #include "core/util.h"
 
 static const char *const all_vars[] = {
-    "NEMO_GYM_TEAM",     "SLURM_JOB_ACCOUNT",   "NEMO_GYM_USER",        "SLURM_JOB_USER",
-    "NEMO_GYM_WORKLOAD", "SLURM_JOB_NAME",      "NEMO_GYM_CONFIG_PATH", "NEMO_GYM_RUN_ID",
-    "SLURM_JOB_ID",      "SLURM_ARRAY_TASK_ID",
+    "NEMO_GYM_TEAM",
+    "SLURM_JOB_ACCOUNT",
+    "NEMO_GYM_USER",
+    "SLURM_JOB_USER",
+    "NEMO_GYM_WORKLOAD",
+    "SLURM_JOB_NAME",
+    "NEMO_GYM_CONFIG_PATH",
+    "NEMO_GYM_RUN_ID",
+    "SLURM_JOB_ID",
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_JOB_ID",
+    "LOGNAME",
+    "USER",
+    "LNAME",
+    "USERNAME",
 };
 
 static int clear_env(void **state)
@@ -28,11 +40,12 @@ static int clear_env(void **state)
     return 0;
 }
 
-/* What the OS login fallback should give: the login name, or NULL for root. */
+/* What the OS login fallback gives with no login variable set: the password database's
+ * name, or NULL for root. */
 static char *expected_login(void)
 {
     struct passwd *pw = getpwuid(geteuid());
-    const char *name = pw ? pw->pw_name : getenv("USER");
+    const char *name = pw ? pw->pw_name : NULL;
     if (!name || !*name || !strcmp(name, "root"))
         return NULL;
     return xstrdup(name);
@@ -88,18 +101,16 @@ static void test_user_precedence_and_root(void **state)
     assert_string_equal(a.user, "gym-user");
     sm_attribution_free(&a);
 
-    /* root says nothing about who ran it: skipped, the next source is used */
+    /* an explicit root is kept (seed: only the OS login root says nothing) */
     setenv("NEMO_GYM_USER", "root", 1);
     sm_attribution_resolve(NULL, &a);
-    assert_string_equal(a.user, "slurm-user");
+    assert_string_equal(a.user, "root");
     sm_attribution_free(&a);
 
+    unsetenv("NEMO_GYM_USER");
     setenv("SLURM_JOB_USER", "root", 1);
     sm_attribution_resolve(NULL, &a);
-    if (login)
-        assert_string_equal(a.user, login);
-    else
-        assert_null(a.user);
+    assert_string_equal(a.user, "root");
     sm_attribution_free(&a);
 
     sm_attribution ex = {.user = "alice"};
@@ -107,6 +118,45 @@ static void test_user_precedence_and_root(void **state)
     assert_string_equal(a.user, "alice");
     sm_attribution_free(&a);
     free(login);
+}
+
+/* The OS login as Python's getpass.getuser() finds it: LOGNAME, USER, LNAME, USERNAME, then
+ * the password database; a login of root is left out. */
+static void test_user_login_order(void **state)
+{
+    sm_attribution a;
+    setenv("USERNAME", "from-username", 1);
+    sm_attribution_resolve(NULL, &a);
+    assert_string_equal(a.user, "from-username");
+    sm_attribution_free(&a);
+
+    setenv("LNAME", "from-lname", 1);
+    setenv("USER", "from-user", 1);
+    sm_attribution_resolve(NULL, &a);
+    assert_string_equal(a.user, "from-user");
+    sm_attribution_free(&a);
+
+    setenv("LOGNAME", "from-logname", 1);
+    sm_attribution_resolve(NULL, &a);
+    assert_string_equal(a.user, "from-logname");
+    sm_attribution_free(&a);
+
+    /* the login is root: no user label, even when a later variable names someone */
+    setenv("LOGNAME", "root", 1);
+    sm_attribution_resolve(NULL, &a);
+    assert_null(a.user);
+    sm_attribution_free(&a);
+
+    /* a blank variable is not a login: the next one is used */
+    setenv("LOGNAME", " ", 1);
+    sm_attribution_resolve(NULL, &a);
+    assert_string_equal(a.user, "from-user");
+    sm_attribution_free(&a);
+
+    setenv("SLURM_JOB_USER", "slurm-user", 1); /* Slurm's user comes before the login */
+    sm_attribution_resolve(NULL, &a);
+    assert_string_equal(a.user, "slurm-user");
+    sm_attribution_free(&a);
 }
 
 static void test_workload_precedence(void **state)
@@ -203,7 +253,9 @@ static void test_run_id(void **state)
     assert_null(a.run);
 }
 
-/* NEMO_GYM_* first, then the Slurm job (with the array task), then the process's own id. */
+/* NEMO_GYM_RUN_ID first, then the Slurm array task (SLURM_ARRAY_JOB_ID_SLURM_ARRAY_TASK_ID:
+ * every task of an array has its own SLURM_JOB_ID), then the Slurm job, then the process's
+ * own id. */
 static void test_run_id_slurm(void **state)
 {
     const char *own = sm_run_id();
@@ -214,7 +266,9 @@ static void test_run_id_slurm(void **state)
     setenv("SLURM_ARRAY_TASK_ID", "3", 1); /* a task id alone is no job */
     assert_string_equal(sm_run_id(), saved);
     setenv("SLURM_JOB_ID", " 42 ", 1);
-    assert_string_equal(sm_run_id(), "42_3");
+    assert_string_equal(sm_run_id(), "42"); /* nor is it an array without the array's id */
+    setenv("SLURM_ARRAY_JOB_ID", "40", 1);
+    assert_string_equal(sm_run_id(), "40_3");
     unsetenv("SLURM_ARRAY_TASK_ID");
     assert_string_equal(sm_run_id(), "42");
     setenv("SLURM_ARRAY_TASK_ID", "  ", 1); /* blank: not an array task */
@@ -227,10 +281,12 @@ static void test_run_id_slurm(void **state)
     sm_attribution a;
     setenv("SLURM_ARRAY_TASK_ID", "7", 1);
     sm_attribution_resolve(NULL, &a);
-    assert_string_equal(a.run, "42_7");
+    assert_string_equal(a.run, "40_7");
     sm_attribution_free(&a);
 
     unsetenv("SLURM_JOB_ID");
+    assert_string_equal(sm_run_id(), "40_7"); /* the array's ids suffice */
+    unsetenv("SLURM_ARRAY_JOB_ID");
     assert_string_equal(sm_run_id(), saved);
 }
 
@@ -343,6 +399,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_team_precedence, clear_env),
         cmocka_unit_test_setup(test_user_precedence_and_root, clear_env),
+        cmocka_unit_test_setup(test_user_login_order, clear_env),
         cmocka_unit_test_setup(test_workload_precedence, clear_env),
         cmocka_unit_test_setup(test_blank_env_ignored, clear_env),
         cmocka_unit_test_setup(test_run_id, clear_env),

@@ -68,6 +68,23 @@ static void load_ok(const char *text, sm_config *c)
         fail_msg("unexpected load error: %s", e.msg);
 }
 
+/* A block's own error is kept with it: the file loads, selecting the block fails (selecting
+ * another block or a bare provider does not). */
+static void block_fails(const char *text, const char *block, const char *expected)
+{
+    sm_config c;
+    sm_context ctx;
+    sm_error e;
+    load_ok(text, &c);
+    sm_error_clear(&e);
+    assert_int_equal(sm_config_resolve(&c, block, &ctx, &e), SM_ERR_CONFIG);
+    assert_int_equal(e.code, SM_ERR_CONFIG);
+    assert_null(strchr(e.msg, '\n'));
+    assert_string_equal(e.msg, expected);
+    assert_null(ctx.name);
+    sm_config_free(&c);
+}
+
 static const cJSON *get(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -525,25 +542,25 @@ static void test_secrets_in_default_metadata(void **state)
 
 static void test_block_provider_key_count(void **state)
 {
-    load_fails("sandbox:\n  docker: {}\n  local: {}\n",
-               "config.yaml: block 'sandbox' holds 2 provider keys (docker, local); a block holds "
-               "exactly one provider key plus optional default_metadata and rewrite_image");
-    load_fails("sandbox:\n  default_metadata: {a: b}\n",
-               "config.yaml: block 'sandbox' holds no provider key; a block holds exactly one "
-               "provider key plus optional default_metadata and rewrite_image");
-    load_fails("sandbox: {}\n",
-               "config.yaml: block 'sandbox' holds no provider key; a block holds exactly one "
-               "provider key plus optional default_metadata and rewrite_image");
+    block_fails("sandbox:\n  docker: {}\n  local: {}\n", "sandbox",
+                "config.yaml: block 'sandbox' holds 2 provider keys (docker, local); a block holds "
+                "exactly one provider key plus optional default_metadata and rewrite_image");
+    block_fails("sandbox:\n  default_metadata: {a: b}\n", "sandbox",
+                "config.yaml: block 'sandbox' holds no provider key; a block holds exactly one "
+                "provider key plus optional default_metadata and rewrite_image");
+    block_fails("sandbox: {}\n", "sandbox",
+                "config.yaml: block 'sandbox' holds no provider key; a block holds exactly one "
+                "provider key plus optional default_metadata and rewrite_image");
 }
 
 static void test_block_provider_value(void **state)
 {
-    load_fails("sandbox:\n  docker: 5\n",
-               "config.yaml: block 'sandbox': the options of provider 'docker' must be a mapping "
-               "(or empty)");
-    load_fails("sandbox:\n  docker: [a]\n",
-               "config.yaml: block 'sandbox': the options of provider 'docker' must be a mapping "
-               "(or empty)");
+    block_fails("sandbox:\n  docker: 5\n", "sandbox",
+                "config.yaml: block 'sandbox': the options of provider 'docker' must be a mapping "
+                "(or empty)");
+    block_fails("sandbox:\n  docker: [a]\n", "sandbox",
+                "config.yaml: block 'sandbox': the options of provider 'docker' must be a mapping "
+                "(or empty)");
     sm_config c;
     load_ok("sandbox:\n  docker:\n", &c);
     assert_int_equal(c.ncontexts, 1);
@@ -559,22 +576,25 @@ static void test_default_metadata(void **state)
     const sm_map *m = &c.contexts[0].default_metadata;
     assert_string_equal(sm_map_get(m, "n"), "3");
     assert_string_equal(sm_map_get(m, "t"), "true");
-    assert_string_equal(sm_map_get(m, "z"), "");
+    assert_null(sm_map_get(m, "z")); /* a null label is left out */
     assert_string_equal(sm_map_get(m, "s"), "x");
     sm_config_free(&c);
-    load_fails("b:\n  local: {}\n  default_metadata: [a]\n",
-               "config.yaml: block 'b': default_metadata must be a mapping of strings");
-    load_fails("b:\n  local: {}\n  default_metadata: {a: [1]}\n",
-               "config.yaml: block 'b': default_metadata value of 'a' must be a string, not a "
-               "list");
+    block_fails("b:\n  local: {}\n  default_metadata: [a]\n", "b",
+                "config.yaml: block 'b': default_metadata must be a mapping of strings");
+    block_fails("b:\n  local: {}\n  default_metadata: {a: [1]}\n", "b",
+                "config.yaml: block 'b': default_metadata value of 'a' must be a string, not a "
+                "list");
 }
 
 static void test_top_level_rules(void **state)
 {
-    load_fails("foo: 3\n", "config.yaml: top-level key 'foo' must be a block (a mapping with one "
-                           "provider key)");
-    load_fails("foo: [a]\n", "config.yaml: top-level key 'foo' must be a block (a mapping with "
-                             "one provider key)");
+    /* a merged run config's top-level values are ignored unless selected */
+    block_fails("foo: 3\n", "foo",
+                "top-level key 'foo' in config.yaml is not a sandbox block (a scalar); sandbox "
+                "blocks: none");
+    block_fails("foo: [a]\nb:\n  local: {}\n", "foo",
+                "top-level key 'foo' in config.yaml is not a sandbox block (a list); sandbox "
+                "blocks: b");
     load_fails("- a\n", "config.yaml: the top level must be a mapping of block names to blocks");
     load_fails("a: b: c\n", "config.yaml:1:5: mapping values are not allowed in this context");
 
@@ -637,17 +657,17 @@ static void test_rewrite_image(void **state)
     assert_string_equal(r->items[2].value, "");
     sm_config_free(&c);
 
-    load_fails("b:\n  docker: {}\n  rewrite_image:\n    - {from: a, to: b, via: c}\n",
-               "config.yaml: unknown key 'via' in block 'b' rewrite_image[0] (allowed: from, "
-               "to)");
-    load_fails("b:\n  docker: {}\n  rewrite_image:\n    - {from: a}\n",
-               "config.yaml: block 'b' rewrite_image[0] needs string values for both 'from' and "
-               "'to'");
-    load_fails("b:\n  docker: {}\n  rewrite_image: {from: a, to: b}\n",
-               "config.yaml: block 'b': rewrite_image must be a list of {from, to} rules");
-    load_fails("b:\n  docker: {}\n  rewrite_image: [x]\n",
-               "config.yaml: block 'b' rewrite_image[0] must be a mapping {from: PREFIX, to: "
-               "PREFIX}");
+    block_fails("b:\n  docker: {}\n  rewrite_image:\n    - {from: a, to: b, via: c}\n", "b",
+                "config.yaml: unknown key 'via' in block 'b' rewrite_image[0] (allowed: from, "
+                "to)");
+    block_fails("b:\n  docker: {}\n  rewrite_image:\n    - {from: a}\n", "b",
+                "config.yaml: block 'b' rewrite_image[0] needs string values for both 'from' and "
+                "'to'");
+    block_fails("b:\n  docker: {}\n  rewrite_image: {from: a, to: b}\n", "b",
+                "config.yaml: block 'b': rewrite_image must be a list of {from, to} rules");
+    block_fails("b:\n  docker: {}\n  rewrite_image: [x]\n", "b",
+                "config.yaml: block 'b' rewrite_image[0] must be a mapping {from: PREFIX, to: "
+                "PREFIX}");
 }
 
 static void test_empty_configs(void **state)
@@ -720,10 +740,12 @@ static void test_resolve_default(void **state)
     sm_context ctx;
     sm_error e;
     load_ok(resolve_yaml, &c);
-    assert_int_equal(sm_config_resolve(&c, NULL, &ctx, &e), SM_OK);
-    assert_string_equal(ctx.name, "remote");
-    assert_string_equal(ctx.provider, "opensandbox");
-    sm_context_free(&ctx);
+    /* the default names a provider this build lacks: said so, never another provider */
+    assert_string_equal(sm_config_default_name(&c), "remote");
+    sm_error_clear(&e);
+    assert_int_equal(sm_config_resolve(&c, NULL, &ctx, &e), SM_ERR_CONFIG);
+    assert_string_equal(e.msg, "provider 'opensandbox' (block 'remote' in config.yaml) is not "
+                               "built into this sandman; available: docker, zeta");
     sm_config_free(&c);
 
     load_ok("sandbox_provider: sandbox\nsandbox:\n  docker: {}\nother:\n  zeta: {}\n", &c);
@@ -769,6 +791,226 @@ static void test_resolve_unknown(void **state)
     sm_error_clear(&e);
     assert_int_equal(sm_config_resolve(NULL, "x", &ctx, &e), SM_ERR_CONFIG);
     assert_string_equal(e.msg, "unknown provider context 'x' (blocks: none; providers: none)");
+}
+
+/* ---------------------------------------------------------------- NeMo Gym run configs */
+
+/* A merged run config as NeMo Gym builds it: top-level values, a helper mapping with an
+ * anchor, a server block whose agent names its sandbox, another mapping, the sandbox block. */
+static const char *merged_yaml =
+    "config_paths: [agent.yaml, docker.yaml, model.yaml]\n"
+    "policy_base_url: http://127.0.0.1:8000/v1\n"
+    "policy_model_name: some-model\n"
+    "_shared:\n"
+    "  resources: &res {cpu: 2, memory_mib: 4096}\n"
+    "  retries: 3\n"
+    "my_agent:\n"
+    "  responses_api_agents:\n"
+    "    my_agent:\n"
+    "      entrypoint: app.py\n"
+    "      model_server: {type: responses_api_models, name: policy_model}\n"
+    "      sandbox_provider: sandbox\n"
+    "      sandbox_spec:\n"
+    "        resources: *res\n"
+    "        metadata: {key: \"${oc.env:NG_TEST_UNSET_IN_SERVER}\"}\n"
+    "observability:\n"
+    "  otel: {enabled: false, api_key: null}\n"
+    "sandbox:\n"
+    "  default_metadata:\n"
+    "    sandbox-api: docker-cli\n"
+    "    team: ${oc.env:NG_TEST_TEAM,null}\n"
+    "  docker:\n"
+    "    create: {start_timeout_s: 600}\n"
+    "remote:\n"
+    "  opensandbox:\n"
+    "    connection: {api_key: \"${oc.env:NG_TEST_OSB_KEY}\"}\n";
+
+static void test_merged_run_config(void **state)
+{
+    unsetenv("NG_TEST_TEAM");
+    unsetenv("NG_TEST_OSB_KEY");
+    sm_config c;
+    sm_context ctx;
+    sm_error e;
+    load_ok(merged_yaml, &c);
+    /* the sandbox blocks are contexts; the rest is listed, not refused */
+    assert_int_equal(c.ncontexts, 2);
+    assert_string_equal(c.contexts[0].name, "sandbox");
+    assert_string_equal(c.contexts[1].name, "remote");
+    assert_int_equal(c.nothers, 6);
+    assert_string_equal(c.others[4].name, "my_agent");
+    assert_string_equal(c.others[4].kind, "server");
+    assert_string_equal(c.others[4].detail, "responses_api_agents");
+    assert_string_equal(c.others[4].uses, "sandbox");
+    assert_string_equal(c.others[5].name, "observability");
+    assert_string_equal(c.others[5].kind, "mapping");
+
+    /* no -p: the block the agent names */
+    assert_int_equal(sm_config_resolve(&c, NULL, &ctx, &e), SM_OK);
+    assert_string_equal(ctx.name, "sandbox");
+    assert_string_equal(ctx.provider, "docker");
+    /* ${oc.env:X,null} leaves the label out */
+    assert_int_equal(ctx.default_metadata.n, 1);
+    assert_null(sm_map_get(&ctx.default_metadata, "team"));
+    assert_int_equal(ctx.line, 18);
+    sm_context_free(&ctx);
+
+    /* the unset OSB key fails only its own block, with file, line and the variable */
+    sm_error_clear(&e);
+    assert_int_equal(sm_config_resolve(&c, "remote", &ctx, &e), SM_ERR_CONFIG);
+    assert_string_equal(e.msg,
+                        "config.yaml:26:18: block 'remote': environment variable "
+                        "NG_TEST_OSB_KEY is not set (use ${oc.env:NG_TEST_OSB_KEY,default})");
+    /* and never a bare provider's */
+    assert_int_equal(sm_config_resolve(&c, "docker", &ctx, &e), SM_OK);
+    sm_context_free(&ctx);
+
+    /* selecting what is not a sandbox block says what it is */
+    sm_error_clear(&e);
+    assert_int_equal(sm_config_resolve(&c, "my_agent", &ctx, &e), SM_ERR_CONFIG);
+    assert_string_equal(e.msg, "block 'my_agent' in config.yaml is a NeMo Gym server block "
+                               "(responses_api_agents), not a sandbox block; it uses "
+                               "sandbox_provider 'sandbox'; sandbox blocks: sandbox, remote");
+    sm_error_clear(&e);
+    assert_int_equal(sm_config_resolve(&c, "policy_base_url", &ctx, &e), SM_ERR_CONFIG);
+    assert_string_equal(e.msg, "top-level key 'policy_base_url' in config.yaml is not a sandbox "
+                               "block (a scalar); sandbox blocks: sandbox, remote");
+    sm_config_free(&c);
+
+    /* with the variable set, the label is there */
+    setenv("NG_TEST_TEAM", "evals", 1);
+    load_ok(merged_yaml, &c);
+    assert_int_equal(sm_config_resolve(&c, "sandbox", &ctx, &e), SM_OK);
+    assert_string_equal(sm_map_get(&ctx.default_metadata, "team"), "evals");
+    sm_context_free(&ctx);
+    sm_config_free(&c);
+    unsetenv("NG_TEST_TEAM");
+}
+
+static void test_unsupported_resolvers(void **state)
+{
+    block_fails("sandbox:\n  docker:\n    create: {network: \"${oc.select:net,bridge}\"}\n",
+                "sandbox",
+                "config.yaml:3:14: block 'sandbox': '${oc.select:net,bridge}' uses the resolver "
+                "'oc.select', which sandman does not support (only ${oc.env:VAR} and "
+                "${oc.env:VAR,default}; write \\${ for a literal ${)");
+    block_fails("net: bridge\nsandbox:\n  docker:\n    create:\n      network: x-${net}\n",
+                "sandbox",
+                "config.yaml:5:7: block 'sandbox': '${net}' refers to another config key, which "
+                "sandman does not resolve (only ${oc.env:VAR} and ${oc.env:VAR,default}; write "
+                "\\${ for a literal ${)");
+    /* inside a default too */
+    block_fails("b:\n  docker: {host: \"${oc.env:NG_TEST_UNSET_H,${oc.decode:x}}\"}\n", "b",
+                "config.yaml:2:12: block 'b': '${oc.decode:x}' uses the resolver 'oc.decode', "
+                "which sandman does not support (only ${oc.env:VAR} and ${oc.env:VAR,default}; "
+                "write \\${ for a literal ${)");
+    /* an escaped one is text */
+    sm_config c;
+    sm_context ctx;
+    sm_error e;
+    load_ok("b:\n  docker: {cmd: \"echo \\\\${HOME}\"}\n", &c);
+    assert_int_equal(sm_config_resolve(&c, "b", &ctx, &e), SM_OK);
+    assert_str_item(ctx.options, "cmd", "echo ${HOME}");
+    sm_context_free(&ctx);
+    sm_config_free(&c);
+}
+
+static void test_missing_provider_never_local(void **state)
+{
+    sm_config c;
+    sm_context ctx;
+    sm_error e;
+    /* an agent whose inline sandbox_provider names a provider this build lacks */
+    load_ok("policy_base_url: http://x\n"
+            "my_agent:\n"
+            "  responses_api_agents:\n"
+            "    my_agent:\n"
+            "      sandbox_provider:\n"
+            "        apptainer: {create: {extra_start_args: [--containall]}}\n",
+            &c);
+    assert_string_equal(sm_config_default_name(&c),
+                        "my_agent.responses_api_agents.my_agent.sandbox_provider");
+    sm_error_clear(&e);
+    assert_int_equal(sm_config_resolve(&c, NULL, &ctx, &e), SM_ERR_CONFIG);
+    assert_string_equal(e.msg, "provider 'apptainer' (block "
+                               "'my_agent.responses_api_agents.my_agent.sandbox_provider' in "
+                               "config.yaml) is not built into this sandman; available: docker, "
+                               "zeta");
+    assert_int_equal(sm_config_resolve(&c, "docker", &ctx, &e), SM_OK); /* -p still works */
+    sm_context_free(&ctx);
+    sm_config_free(&c);
+
+    /* the agent names a block; the block is apptainer's */
+    load_ok("my_agent:\n"
+            "  responses_api_agents:\n"
+            "    my_agent: {sandbox_provider: sandbox}\n"
+            "sandbox:\n"
+            "  apptainer: {}\n",
+            &c);
+    sm_error_clear(&e);
+    assert_int_equal(sm_config_resolve(&c, NULL, &ctx, &e), SM_ERR_CONFIG);
+    assert_string_equal(e.msg, "provider 'apptainer' (block 'sandbox' in config.yaml) is not "
+                               "built into this sandman; available: docker, zeta");
+    sm_config_free(&c);
+
+    /* the agent names a block the file does not have */
+    load_ok("my_agent:\n  responses_api_agents:\n    my_agent: {sandbox_provider: sandbox}\n", &c);
+    sm_error_clear(&e);
+    assert_int_equal(sm_config_resolve(&c, NULL, &ctx, &e), SM_ERR_CONFIG);
+    assert_string_equal(e.msg,
+                        "server block 'my_agent' in config.yaml uses sandbox_provider 'sandbox', "
+                        "which the file does not define (add a provider file with a 'sandbox:' "
+                        "block, or pick one with -p); sandbox blocks: none");
+    sm_config_free(&c);
+
+    /* a provider nobody knows */
+    block_fails("b:\n  dockr: {}\n", "b",
+                "provider 'dockr' (block 'b' in config.yaml) is not a sandbox provider sandman or "
+                "NeMo Gym knows; available: docker, zeta");
+}
+
+static int failing_init(sm_provider *p, const cJSON *config, sm_error *err)
+{
+    if (cJSON_GetObjectItemCaseSensitive(config, "bad"))
+        return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                            "checky.create.pids_limit must be an integer");
+    return SM_OK;
+}
+
+static const char *const checky_keys[] = {"create", "bad", NULL};
+static const sm_provider_ops fake_checky = {
+    .name = "checky", .init = failing_init, .config_keys = checky_keys};
+
+static void test_option_errors_name_file_line_block(void **state)
+{
+    sm_error e;
+    sm_error_clear(&e);
+    assert_int_equal(sm_provider_register(&fake_checky, &e), SM_OK);
+    sm_config c;
+    load_ok("policy_base_url: x\n"
+            "sandbox:\n"
+            "  checky:\n"
+            "    create:\n"
+            "      pids_limit: lots\n"
+            "    netwrk: none\n",
+            &c);
+    sm_provider *p = NULL;
+    sm_error_clear(&e);
+    assert_int_equal(sm_provider_open(&c, "sandbox", &p, &e), SM_ERR_CONFIG);
+    assert_string_equal(e.msg, "config.yaml:6: block 'sandbox': unknown key 'netwrk' in checky "
+                               "config (allowed: bad, create)");
+    sm_config_free(&c);
+    load_ok("sandbox:\n"
+            "  checky:\n"
+            "    bad: 1\n"
+            "    create:\n"
+            "      pids_limit: lots\n",
+            &c);
+    sm_error_clear(&e);
+    assert_int_equal(sm_provider_open(&c, NULL, &p, &e), SM_ERR_CONFIG);
+    assert_string_equal(e.msg, "config.yaml:5: block 'sandbox': checky.create.pids_limit must be "
+                               "an integer");
+    sm_config_free(&c);
 }
 
 /* ---------------------------------------------------------------- loading files */
@@ -837,9 +1079,12 @@ static void test_load_search_order(void **state)
     fputs("xdg:\n  zeta: {}\n  docker: {}\n", f);
     fclose(f);
     sm_error_clear(&e);
-    assert_int_equal(sm_config_load(NULL, &c, &e), SM_ERR_CONFIG);
+    assert_int_equal(sm_config_load(NULL, &c, &e), SM_OK);
+    sm_context ctx;
+    assert_int_equal(sm_config_resolve(&c, "xdg", &ctx, &e), SM_ERR_CONFIG);
     assert_true(sm_str_has_prefix(e.msg, file));
     assert_non_null(strstr(e.msg, ": block 'xdg' holds 2 provider keys (zeta, docker)"));
+    sm_config_free(&c);
 
     /* $HOME/.config when XDG_CONFIG_HOME is unset */
     unsetenv("XDG_CONFIG_HOME");
@@ -908,6 +1153,13 @@ int main(void)
                                         teardown_registry),
         cmocka_unit_test_setup_teardown(test_resolve_default, setup_registry, teardown_registry),
         cmocka_unit_test_setup_teardown(test_resolve_unknown, setup_registry, teardown_registry),
+        cmocka_unit_test_setup_teardown(test_merged_run_config, setup_registry, teardown_registry),
+        cmocka_unit_test_setup_teardown(test_unsupported_resolvers, setup_registry,
+                                        teardown_registry),
+        cmocka_unit_test_setup_teardown(test_missing_provider_never_local, setup_registry,
+                                        teardown_registry),
+        cmocka_unit_test_setup_teardown(test_option_errors_name_file_line_block, setup_registry,
+                                        teardown_registry),
         cmocka_unit_test(test_load_explicit_missing),
         cmocka_unit_test_setup_teardown(test_load_search_order, setup_registry, teardown_registry),
     };

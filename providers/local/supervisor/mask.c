@@ -127,6 +127,8 @@ int mask_proc_sys(const char *root, char *msg, size_t len)
 {
     static const char *const ro[] = {
         "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", NULL};
+    /* /sys/fs/cgroup is empty in a sysfs of our own, but in the host's, bound when ours cannot
+     * be mounted (an unprivileged sandbox on the host's network), it holds every host cgroup. */
     static const char *const masked[] = {"/proc/kcore",
                                          "/proc/keys",
                                          "/proc/key-users",
@@ -149,6 +151,7 @@ int mask_proc_sys(const char *root, char *msg, size_t len)
                                          "/sys/kernel/debug",
                                          "/sys/kernel/tracing",
                                          "/sys/kernel/security",
+                                         "/sys/fs/cgroup",
                                          NULL};
     char path[4096];
     int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -244,7 +247,9 @@ static void hide_one(const char *path, void *ud)
         c->rc = hide_in(c->rootfd, path, c->workdir, c->msg, c->len);
 }
 
-/* Host keys and secrets of the usual services: a sandbox has no business reading them. */
+/* Host keys and secrets of the usual services: a sandbox has no business reading them. Also
+ * the container daemons that keep their root-giving socket outside /run (connect() works on a
+ * read-only mount): LXD and Incus. */
 static const char *const credentials[] = {"/etc/shadow",
                                           "/etc/shadow-",
                                           "/etc/gshadow",
@@ -263,6 +268,9 @@ static const char *const credentials[] = {"/etc/shadow",
                                           "/var/lib/containers",
                                           "/var/lib/sss",
                                           "/var/lib/kubelet",
+                                          "/var/lib/lxd",
+                                          "/var/lib/incus",
+                                          "/var/snap/lxd",
                                           "/var/spool/cron",
                                           "/var/lib/private",
                                           "/var/lib/systemd/credential.secret",

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,6 +48,8 @@ const struct sup_sysnums sup_sysnums_native = {
     .unshare = __NR_unshare,
     .ioctl = __NR_ioctl,
     .personality = __NR_personality,
+    .socket = __NR_socket,
+    .socketcall = -1,
 };
 #else
 const struct sup_sysnums sup_sysnums_native = {.arch = 0}; /* no table: only "unconfined" */
@@ -136,6 +139,22 @@ static void personality_rule(struct prog *p, int nr)
     ret(p, RET_ALLOW);
 }
 
+/* socket: AF_VSOCK is not confined by a network namespace (it reaches the VM's host and its
+ * services even with network: none), and AF_ALG exposes the kernel's crypto code; Docker's
+ * default refuses both. socketcall hides the family in memory, so it is refused whole (ENOSYS,
+ * as on kernels without it; 32-bit programs built for Linux >= 4.3 use the direct calls). */
+static void socket_rule(struct prog *p, const struct sup_sysnums *t)
+{
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, 0, 5, (unsigned)t->socket);
+    emit(p, BPF_LD | BPF_W | BPF_ABS, 0, 0, OFF_ARG_LO(0));
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, 2, 0, AF_VSOCK);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, AF_ALG);
+    ret(p, RET_ALLOW);
+    ret(p, RET_ERRNO(EAFNOSUPPORT));
+    if (t->socketcall >= 0)
+        nr_returns(p, t->socketcall, RET_ERRNO(ENOSYS));
+}
+
 /* One architecture's rules; entered with the accumulator free, ends with ALLOW. */
 static void arch_rules(struct prog *p, const struct sup_sysnums *t, int nested_userns)
 {
@@ -160,6 +179,7 @@ static void arch_rules(struct prog *p, const struct sup_sysnums *t, int nested_u
         nr_flags_denied(p, t->unshare, 0, NS_UNSHARE_FLAGS);
     }
     ioctl_rule(p, t->ioctl);
+    socket_rule(p, t);
     personality_rule(p, t->personality);
     ret(p, RET_ALLOW);
 }

@@ -20,6 +20,8 @@ struct sup_sysnums {
     const int *nsbuild;
     size_t nnsbuild; /* mounts and namespace joins: EPERM unless nested user namespaces */
     int clone, clone3, unshare, ioctl, personality;
+    int socket;     /* its family is checked (AF_VSOCK and AF_ALG are refused) */
+    int socketcall; /* the 32-bit multiplexer, whose arguments a filter cannot see; or -1 */
 };
 
 /* The build's own architecture; on x86_64 also the 32-bit (int $0x80) entry. */

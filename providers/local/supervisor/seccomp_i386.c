@@ -22,6 +22,8 @@ const struct sup_sysnums sup_sysnums_i386 = {
     .unshare = __NR_unshare,
     .ioctl = __NR_ioctl,
     .personality = __NR_personality,
+    .socket = __NR_socket,
+    .socketcall = __NR_socketcall,
 };
 #else
 typedef int sup_seccomp_i386_unused; /* not an empty file on other architectures */
