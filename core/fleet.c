@@ -8,6 +8,7 @@
 
 #include "core/attribution.h"
 #include "core/diagnose.h"
+#include "core/journal.h"
 #include "core/json.h"
 #include "core/util.h"
 
@@ -249,6 +250,18 @@ static void derive_rows(sm_fleet *f)
     }
 }
 
+void sm_fleet_read_failures(sm_fleet *f)
+{
+    double now = sm_now_wall();
+    for (size_t i = 0; i < f->n; i++) {
+        sm_fleet_sbx *st = state_of(f, f->infos[i].id);
+        sm_failure last;
+        if (sm_journal_last_failure(f->infos[i].provider, f->infos[i].id, &last))
+            sm_failure_note(&st->last_failure, &st->last_failure_at, &last, now);
+    }
+    derive_rows(f);
+}
+
 int sm_fleet_apply(sm_fleet *f, sm_fleet_snapshot *snap, cJSON *events)
 {
     int rc = SM_OK;
@@ -298,6 +311,17 @@ bool sm_fleet_row_live(const sm_fleet *f, const sm_fleet_row *r)
     return running(r->info) && !f->error[0];
 }
 
+void sm_fleet_ttl_text(const sm_sandbox_info *i, double now, char *buf, size_t len)
+{
+    double left = sm_sandbox_info_ttl_left(i, now);
+    if (left < 0)
+        snprintf(buf, len, "-");
+    else if (!running(i))
+        snprintf(buf, len, "ended");
+    else
+        sm_format_duration(left, buf, len);
+}
+
 /* "a/b" of two byte figures; an unknown or unlimited b is "-". */
 static void bytes_pair(double a, double b, char *buf, size_t len)
 {
@@ -330,14 +354,7 @@ void sm_fleet_cell(const sm_fleet *f, const sm_fleet_row *r, sm_fleet_col col, d
         if (i->created_at > 0)
             sm_format_duration(now - i->created_at, buf, len);
         break;
-    case SM_COL_TTL: {
-        double left = sm_sandbox_info_ttl_left(i, now);
-        if (left >= 0 && !running(i))
-            snprintf(buf, len, "ended");
-        else if (left >= 0)
-            sm_format_duration(left, buf, len);
-        break;
-    }
+    case SM_COL_TTL: sm_fleet_ttl_text(i, now, buf, len); break;
     case SM_COL_CPU:
         if (live && r->rates.cpu_pct >= 0)
             snprintf(buf, len, "%.1f", r->rates.cpu_pct);

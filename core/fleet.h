@@ -104,10 +104,21 @@ void sm_fleet_snapshot_free(sm_fleet_snapshot *snap);
  * without one). Rows are recomputed once, at the end. */
 int sm_fleet_apply(sm_fleet *f, sm_fleet_snapshot *snap, cJSON *events);
 
+/* For a front end that shows a single scan (`ls`): each listed sandbox's latest failure from
+ * its own journal, picked as following the journal would pick it, then the rows again. */
+void sm_fleet_read_failures(sm_fleet *f);
+
+/* For a front end that shows a single scan (`ls`): each listed sandbox's latest failure from
+ * its own journal, picked as following the journal would pick it, then the rows again. */
+void sm_fleet_read_failures(sm_fleet *f);
+
 /* The text of one cell of a row at epoch time now, unpadded. */
 void sm_fleet_cell(const sm_fleet *f, const sm_fleet_row *r, sm_fleet_col col, double now,
                    char *buf, size_t len);
 const char *sm_fleet_col_title(sm_fleet_col col);
+/* The TTL cell of a sandbox ("-" without a TTL, "ended" once it is not running, else the time
+ * left), also for views that show one sandbox (`status`). */
+void sm_fleet_ttl_text(const sm_sandbox_info *i, double now, char *buf, size_t len);
 /* Are the row's figures current (running and the last scan went well)? */
 bool sm_fleet_row_live(const sm_fleet *f, const sm_fleet_row *r);
 

@@ -1,6 +1,7 @@
 /* The fleet model: scans folded into rows, the text of the shared cells (what the dashboard,
  * `top` and `ls` print), a failed scan's stale rows, journal events before and after their
- * sandbox appears, and state dropped with the sandboxes that leave. */
+ * sandbox appears, state dropped with the sandboxes that leave, and `ls`'s failures read from
+ * the journal. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "core/fleet.h"
+#include "core/journal.h"
 #include "core/util.h"
 
 static sm_sandbox_info *list_of(size_t n, const char *const *ids, sm_status status)
@@ -205,6 +207,33 @@ static void test_state_goes_with_the_sandbox(void **state)
     sm_fleet_free(f);
 }
 
+/* What `ls` does: one scan without samples, then each sandbox's failure from its journal. */
+static void test_failures_read_from_the_journal(void **state)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/sandman-fleet-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    setenv("SANDMAN_STATE_DIR", dir, 1);
+    sm_state_dir_reset();
+    sm_failure oom;
+    sm_failure_init(&oom);
+    oom.kind = SM_FAIL_OOM;
+    sm_journal_failure("local", "gggg", &oom);
+    const char *ids[] = {"gggg", "hhhh"};
+    sm_fleet *f = sm_fleet_new("local");
+    sm_fleet_apply(f, sm_fleet_snapshot_new(list_of(2, ids, SM_STATUS_RUNNING), 2, NULL, NULL),
+                   NULL);
+    assert_string_equal(cell(f, 0, SM_COL_FAILURE), "");
+    sm_fleet_read_failures(f);
+    assert_string_equal(cell(f, 0, SM_COL_FAILURE), "OOM killed");
+    assert_int_equal(f->rows[0].st->last_failure.kind, SM_FAIL_OOM);
+    assert_string_equal(cell(f, 1, SM_COL_FAILURE), "");
+    assert_string_equal(cell(f, 0, SM_COL_CPU), "-"); /* nothing sampled */
+    sm_fleet_free(f);
+    sm_rm_rf(dir);
+    sm_state_dir_reset();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_events_before_and_after_the_sandbox),
         cmocka_unit_test(test_counter_jump_is_a_failure),
         cmocka_unit_test(test_state_goes_with_the_sandbox),
+        cmocka_unit_test(test_failures_read_from_the_journal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
