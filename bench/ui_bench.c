@@ -558,11 +558,7 @@ static int model_refresh(tui_app *app, sm_sampler *smp, sm_journal_follower *fol
     sm_sample *s = xcalloc(n ? n : 1, sizeof *s);
     bool *ok = xcalloc(n ? n : 1, sizeof *ok);
     sm_sampler_collect(smp, l, n, s, ok);
-    tui_model_update(&app->model, l, n, s, ok, app->provider->ops->name);
-    tui_model_add_events(&app->model, sm_journal_follower_poll(fol));
-    app->model.refreshed_at = sm_now_wall();
-    free(s);
-    free(ok);
+    tui_model_apply(&app->model, sm_fleet_snapshot_new(l, n, s, ok), sm_journal_follower_poll(fol));
     return 0;
 }
 
@@ -813,6 +809,7 @@ int main(int argc, char **argv)
      * rates exist) and the journal's events; the screen is a curses terminal on /dev/null. */
     app.provider = p;
     app.context = p->context;
+    tui_model_set_provider(&app.model, p->ops->name);
     app.interval = 1.0;
     app.view = VIEW_LIST;
     fol = sm_journal_follower_new(256 * 1024);

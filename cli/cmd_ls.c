@@ -1,13 +1,14 @@
 /* `sandman ls`: the sandboxes of the context, as a table, ids (-q) or JSON; a rollout is a
- * run (its attribution label), so runs and users select and group them. */
+ * run (its attribution label), so runs and users select and group them. The rows and cells are
+ * the fleet's (core/fleet.h), one scan without samples. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/format.h"
+#include "cli/table.h"
 #include "core/attribution.h"
-#include "core/journal.h"
+#include "core/fleet.h"
 #include "core/util.h"
 
 typedef struct ls_args {
@@ -70,72 +71,96 @@ static void ls_done(void *args)
     free(a->group);
 }
 
+/* The fleet's columns, so they say what `top` and the dashboard say. */
+static const cli_column table[] = {
+    {SM_COL_ID, -12, true},  {SM_COL_PROVIDER, -9, false}, {SM_COL_STATUS, -8, false},
+    {SM_COL_RUN, -14, true}, {SM_COL_IMAGE, -24, true},    {SM_COL_AGE, -7, false},
+    {SM_COL_TTL, -7, false}, {SM_COL_FAILURE, 0, false},
+};
+#define NCOLS (sizeof table / sizeof table[0])
+
+/* The rows whose group label is v (NULL: without the label) and not printed yet, as a table
+ * under its heading. */
+static void print_group(sm_cli *cli, const sm_fleet *f, const char *key, const char *v, bool *done,
+                        bool first, double now)
+{
+    size_t k = 0;
+    for (size_t j = 0; j < f->n; j++) {
+        const char *w = sm_map_get(&f->infos[j].labels, key);
+        k += !done[j] && (v ? w && !strcmp(v, w) : !w);
+    }
+    char field[200];
+    const char *name =
+        sm_str_has_prefix(key, SM_ATTRIBUTION_PREFIX) ? key + strlen(SM_ATTRIBUTION_PREFIX) : key;
+    cli_printf(cli->out, "%s%s %s (%zu sandbox%s)\n", first ? "" : "\n", name,
+               cli_field(v ? v : "-", field, sizeof field), k, k == 1 ? "" : "es");
+    cli_table_header(cli->out, table, NCOLS);
+    for (size_t j = 0; j < f->n; j++) {
+        const char *w = sm_map_get(&f->infos[j].labels, key);
+        if (!done[j] && (v ? w && !strcmp(v, w) : !w)) {
+            cli_table_row(cli->out, f, &f->rows[j], table, NCOLS, now);
+            done[j] = true;
+        }
+    }
+}
+
 /* The table once per value of the group label, in order of first appearance (the list is
  * oldest first), sandboxes without the label last, under "-". JSON stays one array: every
  * element carries its labels. */
-static void print_groups(sm_cli *cli, const char *key, sm_sandbox_info *list, size_t n)
+static void print_groups(sm_cli *cli, const sm_fleet *f, const char *key)
 {
-    sm_sandbox_info *rows = n ? xcalloc(n, sizeof *rows) : NULL;
-    bool *done = n ? xcalloc(n, sizeof *done) : NULL;
+    bool *done = xcalloc(f->n ? f->n : 1, sizeof *done);
     bool first = true;
+    double now = sm_now_wall();
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < n; i++) {
-            const char *v = sm_map_get(&list[i].labels, key);
+        for (size_t i = 0; i < f->n; i++) {
+            const char *v = sm_map_get(&f->infos[i].labels, key);
             if (done[i] || (pass == 0) != (v != NULL))
                 continue;
-            size_t k = 0;
-            for (size_t j = i; j < n; j++) {
-                const char *w = sm_map_get(&list[j].labels, key);
-                if (!done[j] && (v ? w && !strcmp(v, w) : !w)) {
-                    rows[k++] = list[j]; /* shallow: printed, never freed */
-                    done[j] = true;
-                }
-            }
-            char field[200];
-            const char *name = sm_str_has_prefix(key, SM_ATTRIBUTION_PREFIX)
-                                   ? key + strlen(SM_ATTRIBUTION_PREFIX)
-                                   : key;
-            cli_printf(cli->out, "%s%s %s (%zu sandbox%s)\n", first ? "" : "\n", name,
-                       cli_field(v ? v : "-", field, sizeof field), k, k == 1 ? "" : "es");
-            cli_print_info_table(cli->out, rows, k);
+            print_group(cli, f, key, v, done, first, now);
             first = false;
         }
     }
-    free(rows);
     free(done);
 }
 
 static int cmd_ls(sm_cli *cli, cli_call *c)
 {
     ls_args *a = c->args;
-    sm_list_filter f = {.labels = &a->labels, .all = a->all};
-    sm_sandbox_info *list = NULL;
-    size_t n = 0;
-    sm_error err;
-    sm_error_clear(&err);
-    if (sm_provider_list(c->provider, &f, &list, &n, &err) != SM_OK)
-        return cli_fail(cli, &err);
+    sm_list_filter lf = {.labels = &a->labels, .all = a->all};
+    sm_fleet *f = sm_fleet_new(sm_provider_name(c->provider));
+    if (sm_fleet_apply(f, sm_fleet_scan(c->provider, NULL, &lf), NULL) != SM_OK) {
+        int rc = cli_fail(cli, &f->err);
+        sm_fleet_free(f);
+        return rc;
+    }
+    if (!a->quiet)
+        sm_fleet_read_failures(f);
     if (cli->json) {
         cJSON *arr = cJSON_CreateArray();
-        for (size_t i = 0; i < n; i++) {
-            cJSON *o = sm_sandbox_info_to_json(&list[i]);
-            sm_failure last; /* the last failing command's, beside the sandbox's own */
-            if (sm_journal_last_failure(list[i].provider, list[i].id, &last))
-                cJSON_AddItemToObject(o, "last_failure", sm_failure_to_json(&last));
+        for (size_t i = 0; i < f->n; i++) {
+            const sm_fleet_row *r = &f->rows[i];
+            cJSON *o = sm_sandbox_info_to_json(r->info);
+            /* the last failing command's, beside the sandbox's own */
+            if (r->st->last_failure.kind != SM_FAIL_NONE)
+                cJSON_AddItemToObject(o, "last_failure", sm_failure_to_json(&r->st->last_failure));
             else
                 cJSON_AddNullToObject(o, "last_failure");
             cJSON_AddItemToArray(arr, o);
         }
         cli_print_json(cli, arr);
     } else if (a->quiet) {
-        for (size_t i = 0; i < n; i++)
-            cli_print_id(cli, list[i].id);
-    } else if (a->group && n) {
-        print_groups(cli, a->group, list, n);
+        for (size_t i = 0; i < f->n; i++)
+            cli_print_id(cli, f->infos[i].id);
+    } else if (a->group && f->n) {
+        print_groups(cli, f, a->group);
     } else {
-        cli_print_info_table(cli->out, list, n);
+        double now = sm_now_wall();
+        cli_table_header(cli->out, table, NCOLS);
+        for (size_t i = 0; i < f->n; i++)
+            cli_table_row(cli->out, f, &f->rows[i], table, NCOLS, now);
     }
-    sm_sandbox_info_list_free(list, n);
+    sm_fleet_free(f);
     return CLI_OK;
 }
 

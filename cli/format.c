@@ -1,60 +1,14 @@
-/* Text output of the CLI: sandbox table and detail. */
+/* Text output of the CLI: a sandbox's detail (tables of many are cli/table.c). */
 #include "cli/format.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/attribution.h"
-#include "core/journal.h"
+#include "core/fleet.h"
 #include "core/strbuf.h"
 #include "core/text.h"
 #include "core/util.h"
-
-/* Why the sandbox ended or failed, else why its last failing command failed (its journal), as
- * the dashboard's failure column says it. */
-static void failure_text(const sm_sandbox_info *i, char *buf, size_t len)
-{
-    sm_failure last;
-    if (i->failure.kind != SM_FAIL_NONE)
-        sm_failure_label(&i->failure, buf, len);
-    else if (sm_journal_last_failure(i->provider, i->id, &last))
-        sm_failure_label(&last, buf, len);
-    else
-        snprintf(buf, len, "-");
-}
-
-static void ttl_text(const sm_sandbox_info *i, double now, char *buf, size_t len)
-{
-    double left = sm_sandbox_info_ttl_left(i, now);
-    if (left < 0)
-        snprintf(buf, len, "-");
-    else if (i->status == SM_STATUS_STOPPED || i->status == SM_STATUS_ERROR)
-        snprintf(buf, len, "ended");
-    else
-        sm_format_duration(left, buf, len);
-}
-
-void cli_print_info_table(FILE *out, const sm_sandbox_info *list, size_t n)
-{
-    double now = sm_now_wall();
-    fprintf(out, "%-12s  %-9s  %-8s  %-14s  %-24s  %-7s  %-7s  %s\n", "ID", "PROVIDER", "STATUS",
-            "RUN", "IMAGE", "AGE", "TTL", "FAILURE");
-    for (size_t k = 0; k < n; k++) {
-        const sm_sandbox_info *i = &list[k];
-        char age[24], ttl[24], fail[160], img[25], id[13], e_fail[640], run[15];
-        sm_format_duration(i->created_at > 0 ? now - i->created_at : 0, age, sizeof age);
-        ttl_text(i, now, ttl, sizeof ttl);
-        failure_text(i, fail, sizeof fail);
-        cli_field(i->image ? i->image : "-", img, sizeof img);
-        cli_field(i->id, id, sizeof id);
-        const char *r = sm_map_get(&i->labels, SM_LABEL_RUN);
-        cli_field(r && *r ? r : "-", run, sizeof run);
-        cli_printf(out, "%-12.12s  %-9s  %-8s  %-14s  %-24s  %-7s  %-7s  %s\n", id, i->provider,
-                   sm_status_name(i->status), run, img, age, ttl,
-                   cli_field(fail, e_fail, sizeof e_fail));
-    }
-}
 
 /* One "name:  value" line of the detail; the value is escaped whole, newlines included, since
  * most of it is chosen by whoever created the sandbox or by the sandbox itself. */
@@ -89,7 +43,7 @@ void cli_print_info_detail(FILE *out, const sm_sandbox_info *i)
     }
     if (i->ttl_s >= 0) {
         sm_format_duration(i->ttl_s, dur, sizeof dur);
-        ttl_text(i, now, t, sizeof t);
+        sm_fleet_ttl_text(i, now, t, sizeof t);
         snprintf(text, sizeof text, "%s (%s%s)", dur, t, strcmp(t, "ended") ? " left" : "");
         line(out, "ttl:", text);
     }

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/strtab.h"
 #include "core/util.h"
 
 void sm_sample_init(sm_sample *s)
@@ -141,55 +140,4 @@ size_t sm_history_series(const sm_history *h, sm_metric m, double *out, size_t n
     for (size_t i = 0; i < n; i++)
         out[i] = metric_at(h, m, n - 1 - i);
     return n;
-}
-
-/* ---- the id -> history table ---------------------------------------------------------- */
-
-struct sm_histories {
-    sm_strtab tab;
-};
-
-static void free_history(void *v, void *ud)
-{
-    free(v);
-}
-
-sm_histories *sm_histories_new(void)
-{
-    sm_histories *hs = xcalloc(1, sizeof *hs);
-    sm_strtab_init(&hs->tab, free_history, NULL);
-    return hs;
-}
-
-void sm_histories_free(sm_histories *hs)
-{
-    if (!hs)
-        return;
-    sm_strtab_clear(&hs->tab);
-    free(hs);
-}
-
-sm_history *sm_histories_get(sm_histories *hs, const char *id)
-{
-    sm_history *h = sm_strtab_get(&hs->tab, id);
-    if (!h) {
-        h = xcalloc(1, sizeof *h);
-        sm_strtab_put(&hs->tab, id, h);
-    }
-    return h;
-}
-
-const sm_history *sm_histories_find(const sm_histories *hs, const char *id)
-{
-    return sm_strtab_get(&hs->tab, id);
-}
-
-void sm_histories_retain(sm_histories *hs, const char *const *ids, size_t n)
-{
-    sm_strtab_retain(&hs->tab, ids, n);
-}
-
-size_t sm_histories_count(const sm_histories *hs)
-{
-    return hs->tab.count;
 }

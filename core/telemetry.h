@@ -74,15 +74,4 @@ typedef enum sm_metric {
  * samples, so they give one fewer). Unknown points are -1. */
 size_t sm_history_series(const sm_history *h, sm_metric m, double *out, size_t n);
 
-/* Histories of many sandboxes by id (a small open-addressing table). Single-threaded. */
-typedef struct sm_histories sm_histories;
-sm_histories *sm_histories_new(void);
-void sm_histories_free(sm_histories *hs);
-/* Returns the history of id, created empty when absent. */
-sm_history *sm_histories_get(sm_histories *hs, const char *id);
-const sm_history *sm_histories_find(const sm_histories *hs, const char *id);
-/* Forgets every history whose id is not in ids. */
-void sm_histories_retain(sm_histories *hs, const char *const *ids, size_t n);
-size_t sm_histories_count(const sm_histories *hs);
-
 #endif

@@ -19,25 +19,14 @@ typedef struct refresh_job {
     tui_app *app;
     sm_provider *p;
     sm_sampler *sampler;
-    sm_sandbox_info *list;
-    size_t n;
-    sm_sample *samples;
-    bool *ok;
-    sm_error err;
-    int rc;
+    sm_fleet_snapshot *snap;
 } refresh_job;
 
 static void refresh_work(uv_work_t *req)
 {
     refresh_job *j = req->data;
-    sm_error_clear(&j->err);
     sm_list_filter f = {.labels = NULL, .all = true};
-    j->rc = sm_provider_list(j->p, &f, &j->list, &j->n, &j->err);
-    if (j->rc == SM_OK) {
-        j->samples = xcalloc(j->n ? j->n : 1, sizeof *j->samples);
-        j->ok = xcalloc(j->n ? j->n : 1, sizeof *j->ok);
-        sm_sampler_collect(j->sampler, j->list, j->n, j->samples, j->ok);
-    }
+    j->snap = sm_fleet_scan(j->p, j->sampler, &f);
 }
 
 static void refresh_done(uv_work_t *req, int status)
@@ -46,31 +35,16 @@ static void refresh_done(uv_work_t *req, int status)
     tui_app *app = j->app;
     app->reads--;
     if (j->p != app->provider) { /* begun under a previous context: its rows are not ours */
-        if (j->rc == SM_OK)
-            sm_sandbox_info_list_free(j->list, j->n);
+        sm_fleet_snapshot_free(j->snap);
     } else {
         app->refreshing = false;
-        if (j->rc == SM_OK) {
-            tui_model_update(&app->model, j->list, j->n, j->samples, j->ok, sm_provider_name(j->p));
-            app->model.error[0] = app->model.error_label[0] = '\0';
-        } else { /* the rows of the last good refresh stay, marked stale (list.c) */
-            tui_model *m = &app->model;
-            m->error_label[0] = '\0';
-            if (j->err.failure.kind != SM_FAIL_NONE)
-                sm_failure_label(&j->err.failure, m->error_label, sizeof m->error_label);
-            snprintf(m->error, sizeof m->error, "%s%s%s", m->error_label,
-                     m->error_label[0] ? ": " : "", j->err.msg);
-        }
-        if (app->model.filter[0] || app->view == VIEW_LIST)
-            tui_model_rebuild(&app->model);
-        app->model.refreshed_at = sm_now_wall();
+        /* a failed refresh keeps the rows of the last good one, marked stale (list.c) */
+        tui_model_apply(&app->model, j->snap, NULL);
         if (app->refresh_again) {
             app->refresh_again = false;
             tui_jobs_refresh(app);
         }
     }
-    free(j->samples);
-    free(j->ok);
     free(j);
     tui_dirty(app);
 }
@@ -97,9 +71,7 @@ static void journal_done(uv_work_t *req, int status)
     app->reads--;
     app->journal_reading = false;
     if (j->events) {
-        tui_model_add_events(&app->model, j->events);
-        if (app->model.filter[0] || app->view == VIEW_LIST)
-            tui_model_rebuild(&app->model);
+        tui_model_apply(&app->model, NULL, j->events);
         tui_dirty(app);
     }
     free(j);

@@ -1,5 +1,5 @@
 /* Telemetry maths and failure attribution: CPU % and byte rates between samples (counter
- * resets, unknown values), the history ring and series, the id table, counters turned into
+ * resets, unknown values), the history ring and series, counters turned into
  * failures, and which failure a sandbox row shows. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,34 +84,6 @@ static void test_history_ring(void **state)
     assert_int_equal(sm_history_series(&one, SM_METRIC_MEM, v, 10), 1);
 }
 
-static void test_histories_table(void **state)
-{
-    sm_histories *hs = sm_histories_new();
-    char ids[300][16];
-    const char *keep[150];
-    for (int i = 0; i < 300; i++) {
-        snprintf(ids[i], sizeof ids[i], "id%03d", i);
-        sm_history *h = sm_histories_get(hs, ids[i]);
-        sm_sample s = at(i, 0, 0, 0);
-        sm_history_push(h, &s);
-    }
-    assert_int_equal(sm_histories_count(hs), 300);
-    for (int i = 0; i < 150; i++)
-        keep[i] = ids[i * 2];
-    sm_histories_retain(hs, keep, 150);
-    assert_int_equal(sm_histories_count(hs), 150);
-    for (int i = 0; i < 300; i++) {
-        const sm_history *h = sm_histories_find(hs, ids[i]);
-        if (i % 2) {
-            assert_null(h);
-        } else {
-            assert_non_null(h); /* every kept entry is still found with its own data */
-            assert_float_equal(sm_history_at(h, 0)->ts, i, 1e-9);
-        }
-    }
-    sm_histories_free(hs);
-}
-
 static void test_counters_to_failures(void **state)
 {
     sm_sample a = at(1, 0, 0, 2), b = at(2, 0, 0, 3);
@@ -181,8 +153,9 @@ static void test_diagnose_rules(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rates),           cmocka_unit_test(test_history_ring),
-        cmocka_unit_test(test_histories_table), cmocka_unit_test(test_counters_to_failures),
+        cmocka_unit_test(test_rates),
+        cmocka_unit_test(test_history_ring),
+        cmocka_unit_test(test_counters_to_failures),
         cmocka_unit_test(test_diagnose_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,16 +111,16 @@ void tui_detail_draw(tui_app *app, int top, int height)
         snprintf(buf, sizeof buf, "%s ago", a);
         y = kv(y, 0, left_w, "ended", buf, tui_attr(TH_NORMAL));
     }
-    if (r->has_why) {
+    if (r->f->has_why) {
         char label[128], ev[512];
-        sm_failure_label(&r->why, label, sizeof label);
-        sm_failure_evidence(&r->why, ev, sizeof ev);
-        y = kv(y, 0, left_w, r->why_warning ? "warning" : "failure", label,
-               tui_attr(r->why_warning ? TH_WARNING : TH_FAILURE) | A_BOLD);
+        sm_failure_label(&r->f->why, label, sizeof label);
+        sm_failure_evidence(&r->f->why, ev, sizeof ev);
+        y = kv(y, 0, left_w, r->f->why_warning ? "warning" : "failure", label,
+               tui_attr(r->f->why_warning ? TH_WARNING : TH_FAILURE) | A_BOLD);
         if (ev[0])
             y = kv(y, 0, left_w, "evidence", ev, tui_attr(TH_NORMAL));
-        if (r->why.reason[0])
-            y = kv(y, 0, left_w, "", r->why.reason, tui_attr(TH_DIM));
+        if (r->f->why.reason[0])
+            y = kv(y, 0, left_w, "", r->f->why.reason, tui_attr(TH_DIM));
     }
     if (i->detail)
         y = kv(y, 0, left_w, "note", i->detail, tui_attr(TH_WARNING));
@@ -129,8 +129,8 @@ void tui_detail_draw(tui_app *app, int top, int height)
         int gh = height / 4 < 3 ? 3 : height / 4;
         bool live = i->status == SM_STATUS_RUNNING || i->status == SM_STATUS_STARTING;
         double cpu_max = s && s->cpu_limit > 0 ? s->cpu_limit * 100 : 100;
-        if (live && r->rates.cpu_pct >= 0)
-            snprintf(buf, sizeof buf, "%.1f%%", r->rates.cpu_pct);
+        if (live && r->f->rates.cpu_pct >= 0)
+            snprintf(buf, sizeof buf, "%.1f%%", r->f->rates.cpu_pct);
         else
             snprintf(buf, sizeof buf, "-");
         graph(app, r, top, gx, gw, gh, "CPU %", SM_METRIC_CPU_PCT, cpu_max, TH_GRAPH_CPU, buf);
@@ -146,19 +146,19 @@ void tui_detail_draw(tui_app *app, int top, int height)
               s && s->mem_limit > 0 ? (double)s->mem_limit : 0, TH_GRAPH_MEM, buf);
         /* IO and network: both directions, two graphs side by side, each scaled on its own */
         int lw = gw / 2, rw = gw - lw;
-        sm_format_bytes(r->rates.io_read_bps > 0 ? r->rates.io_read_bps : 0, a, sizeof a);
+        sm_format_bytes(r->f->rates.io_read_bps > 0 ? r->f->rates.io_read_bps : 0, a, sizeof a);
         snprintf(buf, sizeof buf, "%s/s", a);
         graph(app, r, top + 2 * gh, gx, lw, gh, "block IO read", SM_METRIC_IO_READ, 0, TH_GRAPH_IO,
               buf);
-        sm_format_bytes(r->rates.io_write_bps > 0 ? r->rates.io_write_bps : 0, b, sizeof b);
+        sm_format_bytes(r->f->rates.io_write_bps > 0 ? r->f->rates.io_write_bps : 0, b, sizeof b);
         snprintf(buf, sizeof buf, "%s/s", b);
         graph(app, r, top + 2 * gh, gx + lw, rw, gh, "block IO write", SM_METRIC_IO_WRITE, 0,
               TH_GRAPH_IO, buf);
-        sm_format_bytes(r->rates.net_rx_bps > 0 ? r->rates.net_rx_bps : 0, a, sizeof a);
+        sm_format_bytes(r->f->rates.net_rx_bps > 0 ? r->f->rates.net_rx_bps : 0, a, sizeof a);
         snprintf(buf, sizeof buf, "%s/s", a);
         graph(app, r, top + 3 * gh, gx, lw, gh, "network rx", SM_METRIC_NET_RX, 0, TH_GRAPH_NET,
               buf);
-        sm_format_bytes(r->rates.net_tx_bps > 0 ? r->rates.net_tx_bps : 0, b, sizeof b);
+        sm_format_bytes(r->f->rates.net_tx_bps > 0 ? r->f->rates.net_tx_bps : 0, b, sizeof b);
         snprintf(buf, sizeof buf, "%s/s", b);
         graph(app, r, top + 3 * gh, gx + lw, rw, gh, "network tx", SM_METRIC_NET_TX, 0,
               TH_GRAPH_NET, buf);

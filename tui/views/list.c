@@ -25,17 +25,27 @@ enum col {
     C__COUNT
 };
 
+/* Titles and text come from the fleet (core/fleet.h), so they say what `top` says; the mark
+ * and the history sparkline are the dashboard's own. */
 typedef struct column {
-    const char *title;
+    int fleet;    /* sm_fleet_col, -1 for the dashboard's own */
     int width;    /* 0 = flexible (takes the rest) */
     int priority; /* lower survives longer */
 } column;
 
 static const column cols_def[C__COUNT] = {
-    [C_MARK] = {"", 1, 0},          [C_ID] = {"ID", 12, 0},       [C_PROVIDER] = {"PROVIDER", 9, 7},
-    [C_STATUS] = {"STATUS", 8, 1},  [C_IMAGE] = {"IMAGE", 16, 6}, [C_AGE] = {"AGE", 6, 5},
-    [C_TTL] = {"TTL", 6, 3},        [C_CPU] = {"CPU%", 6, 1},     [C_SPARK] = {"", 10, 4},
-    [C_MEM] = {"MEM/LIMIT", 15, 2}, [C_PIDS] = {"PIDS", 5, 3},    [C_FAILURE] = {"FAILURE", 0, 0},
+    [C_MARK] = {-1, 1, 0},
+    [C_ID] = {SM_COL_ID, 12, 0},
+    [C_PROVIDER] = {SM_COL_PROVIDER, 9, 7},
+    [C_STATUS] = {SM_COL_STATUS, 8, 1},
+    [C_IMAGE] = {SM_COL_IMAGE, 16, 6},
+    [C_AGE] = {SM_COL_AGE, 6, 5},
+    [C_TTL] = {SM_COL_TTL, 6, 3},
+    [C_CPU] = {SM_COL_CPU, 6, 1},
+    [C_SPARK] = {-1, 10, 4},
+    [C_MEM] = {SM_COL_MEM, 15, 2},
+    [C_PIDS] = {SM_COL_PIDS, 5, 3},
+    [C_FAILURE] = {SM_COL_FAILURE, 0, 0},
 };
 
 #define MIN_FAILURE 14
@@ -84,75 +94,6 @@ static tui_role status_role(sm_status s)
     }
 }
 
-/* stale: the last refresh failed, so the row's numbers are old and are not shown as live */
-static void cell(const tui_row *r, int c, int width, char *buf, size_t len, double now, bool stale)
-{
-    const sm_sandbox_info *i = r->info;
-    const sm_sample *s = sm_history_at(&r->st->history, 0);
-    bool running = i->status == SM_STATUS_RUNNING || i->status == SM_STATUS_STARTING;
-    bool live = running && !stale;
-    char a[24], b[24];
-    buf[0] = '\0';
-    switch (c) {
-    case C_MARK: snprintf(buf, len, "%s", r->st->marked ? (tui_unicode ? "●" : "*") : " "); break;
-    case C_ID: snprintf(buf, len, "%.12s", i->id); break;
-    case C_PROVIDER: snprintf(buf, len, "%s", i->provider); break;
-    case C_STATUS: snprintf(buf, len, "%s", sm_status_name(i->status)); break;
-    case C_IMAGE: snprintf(buf, len, "%s", i->image ? i->image : "-"); break;
-    case C_AGE: sm_format_duration(i->created_at > 0 ? now - i->created_at : 0, buf, len); break;
-    case C_TTL: {
-        double left = sm_sandbox_info_ttl_left(i, now);
-        if (left < 0)
-            snprintf(buf, len, "-");
-        else if (!running)
-            snprintf(buf, len, "ended");
-        else
-            sm_format_duration(left, buf, len);
-        break;
-    }
-    case C_CPU:
-        if (live && r->rates.cpu_pct >= 0)
-            snprintf(buf, len, "%5.1f", r->rates.cpu_pct);
-        else
-            snprintf(buf, len, "    -");
-        break;
-    case C_MEM:
-        if (live && s && s->mem_working_set >= 0) {
-            sm_format_bytes((double)s->mem_working_set, a, sizeof a);
-            if (s->mem_limit > 0)
-                sm_format_bytes((double)s->mem_limit, b, sizeof b);
-            else
-                snprintf(b, sizeof b, "-");
-            snprintf(buf, len, "%s/%s", a, b);
-        } else {
-            snprintf(buf, len, "-");
-        }
-        break;
-    case C_PIDS:
-        if (live && s && s->pids >= 0)
-            snprintf(buf, len, "%lld", s->pids);
-        else
-            snprintf(buf, len, "-");
-        break;
-    case C_FAILURE:
-        if (r->has_why)
-            sm_failure_label(&r->why, buf, len);
-        break;
-    default: break;
-    }
-    (void)width;
-}
-
-/* What the failure column says of a row whose numbers are stale: its own failure, else why the
- * refresh failed. */
-static void stale_failure(const tui_model *m, const tui_row *r, char *buf, size_t len)
-{
-    if (r->has_why)
-        sm_failure_label(&r->why, buf, len);
-    else
-        snprintf(buf, len, "%s", m->error_label[0] ? m->error_label : "refresh failed");
-}
-
 /* Keeps the selected row on screen. */
 static void scroll_to_selection(tui_model *m, int height)
 {
@@ -178,7 +119,7 @@ void tui_list_draw(tui_app *app, int top, int height)
     for (int c = 0; c < C__COUNT; c++) {
         if (!show[c])
             continue;
-        const char *t = cols_def[c].title;
+        const char *t = cols_def[c].fleet >= 0 ? sm_fleet_col_title(cols_def[c].fleet) : "";
         if (c == C_SPARK)
             t = "HISTORY";
         if (c == C_CPU || c == C_PIDS)
@@ -188,7 +129,8 @@ void tui_list_draw(tui_app *app, int top, int height)
         x += width[c] + 1;
     }
     int body = height - 1;
-    if (!m->loaded) {
+    const sm_fleet *f = m->fleet;
+    if (!f->loaded) {
         if (m->error[0])
             tui_put(top + 2, 2, app->cols - 4, m->error, tui_attr(TH_FAILURE), false);
         else
@@ -223,7 +165,8 @@ void tui_list_draw(tui_app *app, int top, int height)
             if (!sel && c == C_STATUS)
                 a = tui_attr(status_role(r->info->status));
             if (!sel && c == C_FAILURE)
-                a = tui_attr(r->why_warning || (stale && !r->has_why) ? TH_WARNING : TH_FAILURE);
+                a = tui_attr(r->f->why_warning || (stale && !r->f->has_why) ? TH_WARNING
+                                                                            : TH_FAILURE);
             if (c == C_SPARK && stale) {
                 /* no history drawn for numbers that are not live */
             } else if (c == C_SPARK) {
@@ -238,9 +181,11 @@ void tui_list_draw(tui_app *app, int top, int height)
                 tui_sparkline(v, n, lim, w, line);
                 tui_put_wide(y, x, w, line, sel ? base : tui_attr(TH_GRAPH_CPU));
             } else {
-                cell(r, c, width[c], buf, sizeof buf, now, stale);
-                if (c == C_FAILURE && stale)
-                    stale_failure(m, r, buf, sizeof buf);
+                if (c == C_MARK)
+                    snprintf(buf, sizeof buf, "%s",
+                             r->st->marked ? (tui_unicode ? "●" : "*") : " ");
+                else
+                    sm_fleet_cell(f, r->f, cols_def[c].fleet, now, buf, sizeof buf);
                 if (c == C_CPU || c == C_PIDS)
                     tui_put_right(y, x, width[c], buf, a);
                 else
