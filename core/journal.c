@@ -458,7 +458,11 @@ void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len)
         sm_format_duration(ms / 1000.0, dur, sizeof dur);
     if (type && !strcmp(type, "exec")) {
         const char *cmd = sm_json_str(ev, "cmd");
-        if (label[0])
+        size_t ll = strlen(label);
+        if (label[0] && !strncmp(f.reason, label, ll) && !strncmp(f.reason + ll, ": ", 2))
+            /* the reason names the last stderr line: "exit 1: ModuleNotFoundError: ..." */
+            snprintf(buf, len, "%s in %s: %s - %s", label, dur, cmd ? cmd : "", f.reason + ll + 2);
+        else if (label[0])
             snprintf(buf, len, "%s in %s: %s", label, dur, cmd ? cmd : "");
         else /* %.0f: a damaged record's code may be any number, even one no int holds */
             snprintf(buf, len, "exit %.0f in %s: %s", sm_json_num(ev, "return_code", 0), dur,

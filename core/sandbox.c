@@ -12,6 +12,7 @@
 #include "core/attribution.h"
 #include "core/journal.h"
 #include "core/json.h"
+#include "core/output.h"
 #include "core/provider_impl.h"
 #include "core/redact.h"
 #include "core/util.h"
@@ -172,6 +173,7 @@ int sm_sandbox_start(sm_sandbox *s, const sm_spec *spec_in, sm_error *err)
             sm_error_clear(&ignore);
             s->provider->ops->close(s->provider, s->handle, &ignore);
             sm_journal_remove(pname(s), s->handle->id);
+            sm_output_remove(pname(s), s->handle->id);
             sm_handle_free(s->provider, s->handle);
             s->handle = NULL;
             s->stopped = true;
@@ -236,12 +238,42 @@ int sm_sandbox_connect(sm_sandbox *s, const cJSON *descriptor, sm_error *err)
     return SM_OK;
 }
 
+/* Commands are journaled whole up to 4 KiB, so a replay script can run them again. */
 static char *short_cmd(const char *cmd)
 {
     size_t n = strlen(cmd);
-    if (n <= 200)
+    if (n <= 4096)
         return xstrdup(cmd);
-    return xasprintf("%.197s...", cmd);
+    return xasprintf("%.4093s...", cmd);
+}
+
+/* Keeps the command's output with the sandbox and names its last stderr line in the failure's
+ * reason; returns the kept output's number (-1 when none was kept). */
+static int keep_output(sm_sandbox *s, const sm_exec_request *req, sm_output_tee *tee,
+                       sm_exec_result *res, double started)
+{
+    sm_output_tail out, err;
+    size_t cap = (size_t)sm_output_cap();
+    if (tee) {
+        sm_output_tee_finish(tee, &out, &err);
+    } else {
+        sm_output_tail_init(&out, cap);
+        sm_output_tail_init(&err, cap);
+    }
+    if (req->stdout_fd < 0 && res->out)
+        sm_output_tail_feed(&out, res->out, res->out_len);
+    if (req->stderr_fd < 0 && res->err)
+        sm_output_tail_feed(&err, res->err, res->err_len);
+    sm_failure_kind k = res->failure.kind;
+    if (!res->error_type && err.data &&
+        (k == SM_FAIL_EXIT_NONZERO || k == SM_FAIL_SIGNALED || k == SM_FAIL_OOM ||
+         k == SM_FAIL_PIDS_LIMIT))
+        sm_failure_reason_from_stderr(&res->failure, err.data, err.len);
+    int n = sm_output_keep_exec(pname(s), s->handle->id, req->cmd, started,
+                                res->duration_s * 1000.0, res->return_code, &out, &err);
+    sm_output_tail_free(&out);
+    sm_output_tail_free(&err);
+    return n;
 }
 
 int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result *res,
@@ -266,7 +298,10 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
         req.cwd = s->spec.workdir;
     /* timeout_s <= 0: the provider's default (its exec.default_timeout_s, 180 s unless set) */
 
-    double t0 = sm_now_mono();
+    double t0 = sm_now_mono(), started = sm_now_wall();
+    sm_exec_request streamed = req; /* the caller's descriptors, before the tee takes them */
+    sm_output_tee *tee =
+        sm_output_tee_start(&req.stdout_fd, &req.stderr_fd, (size_t)sm_output_cap());
     rc = s->provider->ops->exec(s->provider, s->handle, &req, res, err);
     if (res->duration_s <= 0)
         res->duration_s = sm_now_mono() - t0;
@@ -282,11 +317,25 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
         }
     }
     fill_failure_ids(s, &res->failure, "exec");
+    int kept = keep_output(s, &streamed, tee, res, started);
 
     cJSON *fields = cJSON_CreateObject();
     char *c = short_cmd(req.cmd);
     cJSON_AddStringToObject(fields, "cmd", c);
     free(c);
+    if (kept > 0)
+        cJSON_AddNumberToObject(fields, "output", kept);
+    if (req_in->cwd)
+        cJSON_AddStringToObject(fields, "cwd", req_in->cwd);
+    if (req.user)
+        cJSON_AddStringToObject(fields, "user", req.user);
+    if (req.timeout_s > 0)
+        cJSON_AddNumberToObject(fields, "timeout_s", req.timeout_s);
+    if (req.env && req.env->n) { /* names only: a replay takes the values from its env */
+        cJSON *names = cJSON_AddArrayToObject(fields, "env");
+        for (size_t i = 0; i < req.env->n; i++)
+            cJSON_AddItemToArray(names, cJSON_CreateString(req.env->items[i].key));
+    }
     cJSON_AddNumberToObject(fields, "return_code", res->return_code);
     if (res->error_type)
         cJSON_AddStringToObject(fields, "error_type", res->error_type);
@@ -483,6 +532,7 @@ int sm_sandbox_stop(sm_sandbox *s, sm_error *err)
         return rc;
     }
     sm_journal_remove(pname(s), s->handle->id);
+    sm_output_remove(pname(s), s->handle->id);
     s->stopped = true;
     return SM_OK;
 }
