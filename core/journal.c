@@ -286,6 +286,7 @@ typedef struct followed {
 
 struct sm_journal_follower {
     size_t backlog;
+    bool primed;     /* polled once: a journal that appears later is read from its start */
     sm_strtab files; /* path -> followed */
 };
 
@@ -319,7 +320,8 @@ static void read_new(sm_journal_follower *jf, const char *path, long long size, 
     if (!f) {
         f = xcalloc(1, sizeof *f);
         sm_strtab_put(&jf->files, path, f);
-        f->offset = size > (long long)jf->backlog ? size - (long long)jf->backlog : 0;
+        f->offset =
+            !jf->primed && size > (long long)jf->backlog ? size - (long long)jf->backlog : 0;
     }
     if (size < f->offset) { /* replaced or truncated: start over */
         f->offset = 0;
@@ -426,6 +428,7 @@ cJSON *sm_journal_follower_poll(sm_journal_follower *jf)
 {
     poll_ctx c = {.jf = jf, .out = cJSON_CreateArray()};
     each_journal(poll_one, &c);
+    jf->primed = true;
     cJSON *out = c.out;
     const char **seen = c.seen;
     size_t nseen = c.nseen;

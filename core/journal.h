@@ -36,7 +36,8 @@ int sm_journal_remove(const char *provider, const char *sandbox_id);
 bool sm_journal_last_failure(const char *provider, const char *sandbox_id, sm_failure *out);
 
 /* Follows every journal: each poll returns the lines appended since the last one (the first
- * poll returns up to `backlog` bytes from the end of each file). Files that disappear are
+ * poll returns up to `backlog` bytes from the end of each file; a journal first seen by a later
+ * poll, a new sandbox's, is read from its start). Files that disappear are
  * forgotten. Cheap when nothing changed: one stat per journal. */
 typedef struct sm_journal_follower sm_journal_follower;
 sm_journal_follower *sm_journal_follower_new(size_t backlog);
