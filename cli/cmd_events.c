@@ -359,6 +359,9 @@ static int cmd_events(sm_cli *cli, cli_call *c)
     sm_sandbox *s = c->target;
     if (a->replay)
         return replay(cli, s);
+    sm_error err;
+    sm_error_clear(&err);
+    sm_sandbox_status(s, NULL, &err); /* journals an end only the provider knows of */
     cJSON *events = NULL;
     sm_journal_read(sm_provider_name(sm_sandbox_provider(s)), sm_sandbox_id(s), &events);
     if (cli->json) {

@@ -387,6 +387,32 @@ int sm_sandbox_download(sm_sandbox *s, const char *remote, const char *local, sm
     return transfer(s, false, local, remote, err);
 }
 
+/* An end the provider reports but nobody journaled (a supervisor that died, a container the
+ * runtime ended) is journaled by the first who sees it, so events tells what status tells. */
+static void journal_end_once(sm_sandbox *s, const sm_sandbox_info *i)
+{
+    if ((i->status != SM_STATUS_STOPPED && i->status != SM_STATUS_ERROR) ||
+        !sm_failure_kind_is_failure(i->failure.kind))
+        return;
+    cJSON *tail = NULL;
+    sm_journal_read_tail(pname(s), s->handle->id, 64 * 1024, &tail);
+    bool recorded = false;
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, tail)
+    {
+        const char *e = sm_json_str(ev, "event");
+        recorded = recorded || (e && !strcmp(e, "ended"));
+    }
+    cJSON_Delete(tail);
+    if (recorded)
+        return;
+    cJSON *fields = cJSON_CreateObject();
+    sm_failure f = i->failure;
+    fill_failure_ids(s, &f, "lifecycle");
+    cJSON_AddItemToObject(fields, "failure", sm_failure_to_json(&f));
+    sm_journal_append(pname(s), s->handle->id, "lifecycle", "ended", fields);
+}
+
 sm_status sm_sandbox_status(sm_sandbox *s, sm_sandbox_info *info, sm_error *err)
 {
     sm_sandbox_info tmp;
@@ -400,6 +426,7 @@ sm_status sm_sandbox_status(sm_sandbox *s, sm_sandbox_info *info, sm_error *err)
     }
     if (s->provider->ops->status(s->provider, s->handle, i, err) != SM_OK)
         i->status = SM_STATUS_UNKNOWN;
+    journal_end_once(s, i);
     sm_status st = i->status;
     if (!info)
         sm_sandbox_info_free(&tmp);

@@ -277,6 +277,11 @@ static void counters_init(struct counters *c, const struct launch *l)
     c->oom = read_oom(c);
     c->pids_max = c->pids ? cgfs_read_key(c->pids, "pids.events", "max") : -1;
     c->pids_limit = c->pids ? cgfs_read_num(c->pids, "pids.max") : -1;
+    if (c->pids_limit == -2) { /* "max" here: the limit is on the sandbox's cgroup above */
+        char up[4096];
+        snprintf(up, sizeof up, "%s/..", c->pids);
+        c->pids_limit = cgfs_read_num(up, "pids.max");
+    }
 }
 
 static void counters_check(struct counters *c, const struct launch *l)
@@ -311,8 +316,11 @@ static void counters_check(struct counters *c, const struct launch *l)
         e.label = "pids limit";
         e.pids_events = pm;
         e.pids_limit = c->pids_limit;
-        snprintf(e.reason, sizeof e.reason, "a fork was refused by the pids limit of %lld",
-                 c->pids_limit);
+        if (c->pids_limit > 0)
+            snprintf(e.reason, sizeof e.reason, "a fork was refused by the pids limit of %lld",
+                     c->pids_limit);
+        else
+            snprintf(e.reason, sizeof e.reason, "a fork was refused by the pids limit");
         journal_event(l, "failure", "pids_limit", &e, now_wall());
     }
     if (pm >= 0)
