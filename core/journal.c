@@ -62,7 +62,7 @@ int sm_journal_append(const char *provider, const char *sandbox_id, const char *
     sm_mkdir_p(dir, 0700);
     free(dir);
     char *path = sm_journal_path(provider, sandbox_id);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     free(path);
     int rc = SM_ERR_IO;
     if (fd >= 0) {
@@ -134,6 +134,14 @@ int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out)
     return sm_journal_read_tail(provider, sandbox_id, 0, out);
 }
 
+/* NUL bytes (blocks a crash left unwritten, on some filesystems) break lines like newlines, so
+ * the text after them is still read. */
+static void nul_to_newline(char *buf, size_t n)
+{
+    for (char *p = buf; (p = memchr(p, '\0', n - (size_t)(p - buf))) != NULL; p++)
+        *p = '\n';
+}
+
 /* The last max bytes of fd (all of it when max is 0) into *text; *cut says the window started
  * mid-file. */
 static int read_window(int fd, long long size, long long max, char **text, bool *cut)
@@ -149,6 +157,7 @@ static int read_window(int fd, long long size, long long max, char **text, bool 
         got += (size_t)n;
     }
     buf[got] = '\0';
+    nul_to_newline(buf, got);
     *text = buf;
     *cut = from > 0;
     return SM_OK;
@@ -342,6 +351,7 @@ static void read_new(sm_journal_follower *jf, const char *path, long long size, 
         return;
     }
     buf[n] = '\0';
+    nul_to_newline(buf, (size_t)n);
     f->offset += n;
     char *start = buf;
     if (first && f->offset - n > 0) { /* started mid-file: skip to the first whole line */
