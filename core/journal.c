@@ -493,7 +493,8 @@ void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len)
     } else if (fj) {
         snprintf(buf, len, "%s%s%s%s%s", event ? event : "", label[0] ? ": " : "", label,
                  evid[0] ? " - " : "", evid);
-        if (f.reason[0] && !evid[0]) {
+        /* the reason when there is no evidence, or when it names the last stderr line */
+        if (f.reason[0] && (!evid[0] || strstr(f.reason, ": "))) {
             size_t n = strlen(buf);
             snprintf(buf + n, len - n, " - %s", f.reason);
         }

@@ -56,6 +56,8 @@ check "-f shows what the entrypoint printed later" wait_for 20 grep -q "entry af
 check "-f ends when the sandbox ends" wait_for 20 process_gone "$FOLLOW"
 run "$SANDMAN" status "$S"
 expect_match "the entrypoint's end names its last stderr line" "exited with code 3: ValueError: bad input" "$OUT"
+run "$SANDMAN" events "$S"
+expect_match "and so does its ended event" "ended: exit 3 .*: ValueError: bad input" "$OUT"
 
 # bounded: a flood keeps only the cap (SANDMAN_OUTPUT_CAP)
 B=$("$SANDMAN" create)
