@@ -381,6 +381,18 @@ static void capture_open_file(struct capture *c)
     c->size = c->out >= 0 && fstat(c->out, &st) == 0 ? st.st_size : 0;
 }
 
+/* Removes the log and its directory of a sandbox that never started. */
+static void capture_abort(struct capture *c)
+{
+    char path[4200];
+    if (c->out >= 0)
+        close(c->out);
+    c->out = -1;
+    snprintf(path, sizeof path, "%s/entry.log", c->dir);
+    unlink(path);
+    rmdir(c->dir);
+}
+
 /* Pipes for the init's stdout and stderr (the entrypoint inherits them); 0 or -1. */
 static int capture_start(struct capture *c, const struct launch *l, int pipes[2][2])
 {
@@ -886,6 +898,8 @@ int main(int argc, char **argv)
         kill(init, SIGKILL);
         waitpid(init, NULL, 0);
         remove_cgroups(&l);
+        if (capturing) /* no sandbox, so no output of it to keep */
+            capture_abort(&cap);
         dprintf(report, "err %s\n", ok ? (strncmp(line, "err ", 4) ? line : line + 4) : msg);
         return 1;
     }
