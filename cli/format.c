@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "core/fleet.h"
+#include "core/journal.h"
 #include "core/strbuf.h"
 #include "core/text.h"
 #include "core/util.h"
@@ -21,6 +22,7 @@ static void line(FILE *out, const char *name, const char *value)
 
 void cli_print_info_detail(FILE *out, const sm_sandbox_info *i)
 {
+    sm_failure last;
     double now = sm_now_wall();
     char buf[512], t[40], dur[24], text[640];
     line(out, "id:", i->id);
@@ -74,6 +76,14 @@ void cli_print_info_detail(FILE *out, const sm_sandbox_info *i)
         line(out, "why:", b.data);
         if (i->failure.reason[0])
             line(out, "", i->failure.reason);
+    } else if (sm_journal_last_failure(i->provider, i->id, &last)) { /* as ls says it */
+        char label[128], ev[512];
+        sm_failure_label(&last, label, sizeof label);
+        sm_failure_evidence(&last, ev, sizeof ev);
+        sm_strbuf_printf(&b, "%s%s%s", label, ev[0] ? ": " : "", ev);
+        line(out, "failed:", b.data);
+        if (last.reason[0])
+            line(out, "", last.reason);
     }
     sm_strbuf_free(&b);
     if (i->detail)

@@ -57,6 +57,11 @@ void sm_failure_note(sm_failure *latest, double *latest_at, const sm_failure *f,
         return;
     if (weak && strong_now && at - *latest_at < 60)
         return;
+    /* The supervisor's record of a kill a command's result already named (the same kind,
+     * moments later, without the command's exit code) adds nothing. */
+    if (f->kind == latest->kind && f->exit_code < 0 && latest->exit_code >= 0 &&
+        at - *latest_at < 60)
+        return;
     *latest = *f;
     *latest_at = at;
 }

@@ -294,3 +294,44 @@ sm_failure_kind sm_failure_classify_http(int http_status, sm_failure_kind otherw
         return SM_FAIL_PROVIDER_UNREACHABLE;
     return otherwise;
 }
+
+bool sm_failure_last_line(const char *text, size_t len, char *buf, size_t buflen)
+{
+    size_t end = len;
+    while (end > 0) {
+        size_t start = end;
+        while (start > 0 && text[start - 1] != '\n')
+            start--;
+        size_t a = start, b = end;
+        while (a < b && (text[a] == ' ' || text[a] == '\t'))
+            a++;
+        while (b > a && (text[b - 1] == '\r' || text[b - 1] == ' ' || text[b - 1] == '\t' ||
+                         text[b - 1] == '\n'))
+            b--;
+        bool meaningful = false;
+        for (size_t i = a; i < b && !meaningful; i++)
+            meaningful = (text[i] >= 'A' && text[i] <= 'Z') || (text[i] >= 'a' && text[i] <= 'z') ||
+                         (text[i] >= '0' && text[i] <= '9');
+        if (meaningful) {
+            size_t n = b - a;
+            if (n > 160)
+                n = 160;
+            if (n >= buflen)
+                n = buflen - 1;
+            memcpy(buf, text + a, n);
+            buf[n] = '\0';
+            return true;
+        }
+        end = start > 0 ? start - 1 : 0;
+    }
+    return false;
+}
+
+void sm_failure_reason_from_stderr(sm_failure *f, const char *text, size_t len)
+{
+    char line[161], label[128];
+    if (!text || !sm_failure_last_line(text, len, line, sizeof line))
+        return;
+    sm_failure_label(f, label, sizeof label);
+    snprintf(f->reason, sizeof f->reason, "%s: %s", label, line);
+}

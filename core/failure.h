@@ -67,6 +67,13 @@ void sm_failure_evidence(const sm_failure *f, char *buf, size_t len);
 cJSON *sm_failure_to_json(const sm_failure *f);
 void sm_failure_from_json(const cJSON *j, sm_failure *f);
 
+/* The last meaningful line of a command's stderr (blank lines and lines without a letter or
+ * digit skipped, trailing CR and spaces cut, at most 160 bytes) into buf; false when none. */
+bool sm_failure_last_line(const char *text, size_t len, char *buf, size_t buflen);
+/* Sets f's reason to its label and the last meaningful stderr line:
+ * "exit 1: ModuleNotFoundError: No module named 'numpy'". Unchanged when there is none. */
+void sm_failure_reason_from_stderr(sm_failure *f, const char *text, size_t len);
+
 /* Classification: exactly one kind for the evidence given.
  * - a process ended with wait status `status` (exit code or signal); counters are deltas
  *   observed over the command's life (-1 when unknown); timed_out wins over everything. */

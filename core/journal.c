@@ -62,10 +62,16 @@ int sm_journal_append(const char *provider, const char *sandbox_id, const char *
     sm_mkdir_p(dir, 0700);
     free(dir);
     char *path = sm_journal_path(provider, sandbox_id);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     free(path);
     int rc = SM_ERR_IO;
     if (fd >= 0) {
+        /* A line a crash cut short has no newline: end it first so this event stands alone. */
+        struct stat st;
+        char last = '\n';
+        if (fstat(fd, &st) == 0 && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) == 1 &&
+            last != '\n' && write(fd, "\n", 1) != 1)
+            last = '\n';
         if (write(fd, safe, n) == (ssize_t)n)
             rc = SM_OK;
         close(fd);
@@ -82,50 +88,174 @@ int sm_journal_failure(const char *provider, const char *sandbox_id, const sm_fa
                              f->operation[0] ? f->operation : "failure", fields);
 }
 
-static void read_lines_into(const char *path, cJSON *arr)
+/* One journal line as an event, or NULL. A line that a crash cut short and a later append
+ * continued (no newline between them) still yields the later, whole event: every event
+ * starts with its "ts" key. */
+static cJSON *parse_line(const char *line)
 {
-    char *text;
-    if (sm_read_file(path, &text, NULL) < 0)
-        return;
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        cJSON *ev = cJSON_Parse(line);
-        if (cJSON_IsObject(ev))
-            cJSON_AddItemToArray(arr, ev);
-        else
-            cJSON_Delete(ev);
+    cJSON *ev = cJSON_Parse(line);
+    if (cJSON_IsObject(ev))
+        return ev;
+    cJSON_Delete(ev);
+    const char *p = line, *last = NULL;
+    while ((p = strstr(p + 1, "{\"ts\":")) != NULL)
+        last = p;
+    ev = last ? cJSON_Parse(last) : NULL;
+    if (cJSON_IsObject(ev))
+        return ev;
+    cJSON_Delete(ev);
+    return NULL;
+}
+
+/* Adds the events of text's whole lines to arr; skip_first drops a line the window cut. `only`
+ * (may be NULL) keeps only lines holding it, unparsed otherwise: a cheap filter. */
+static void parse_lines(char *text, bool skip_first, const char *only, cJSON *arr)
+{
+    char *p = text;
+    if (skip_first) {
+        char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
     }
-    free(text);
+    while (*p) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        cJSON *ev = only && !strstr(p, only) ? NULL : parse_line(p);
+        if (ev)
+            cJSON_AddItemToArray(arr, ev);
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
 }
 
 int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out)
 {
-    cJSON *arr = cJSON_CreateArray();
-    char *path = sm_journal_path(provider, sandbox_id);
-    read_lines_into(path, arr);
-    free(path);
-    *out = arr;
+    return sm_journal_read_tail(provider, sandbox_id, 0, out);
+}
+
+/* NUL bytes (blocks a crash left unwritten, on some filesystems) break lines like newlines, so
+ * the text after them is still read. */
+static void nul_to_newline(char *buf, size_t n)
+{
+    for (char *p = buf; (p = memchr(p, '\0', n - (size_t)(p - buf))) != NULL; p++)
+        *p = '\n';
+}
+
+/* The last max bytes of fd (all of it when max is 0) into *text; *cut says the window started
+ * mid-file. */
+static int read_window(int fd, long long size, long long max, char **text, bool *cut)
+{
+    long long from = max > 0 && size > max ? size - max : 0;
+    size_t want = (size_t)(size - from);
+    char *buf = xmalloc(want + 1);
+    size_t got = 0;
+    while (got < want) {
+        ssize_t n = pread(fd, buf + got, want - got, from + (long long)got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    nul_to_newline(buf, got);
+    *text = buf;
+    *cut = from > 0;
     return SM_OK;
 }
 
-bool sm_journal_last_failure(const char *provider, const char *sandbox_id, sm_failure *out)
+int sm_journal_read_tail(const char *provider, const char *sandbox_id, long long max_bytes,
+                         cJSON **out)
 {
-    sm_failure_init(out);
+    cJSON *arr = cJSON_CreateArray();
+    *out = arr;
+    char *path = sm_journal_path(provider, sandbox_id);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    free(path);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return SM_OK;
+    }
+    char *text;
+    bool cut;
+    read_window(fd, (long long)st.st_size, max_bytes, &text, &cut);
+    close(fd);
+    parse_lines(text, cut, NULL, arr);
+    free(text);
+    return SM_OK;
+}
+
+/* How far back the last failure is looked for: windows growing from the end, so a journal of
+ * any size costs at most this much reading. */
+#define TAIL_FIRST (64 * 1024)
+#define TAIL_MAX   (4 * 1024 * 1024)
+
+/* The time of the window's first whole line (0 when unreadable). */
+static double first_time(const char *text, bool cut)
+{
+    const char *p = text;
+    if (cut) {
+        p = strchr(p, '\n');
+        if (!p)
+            return 0;
+        p++;
+    }
+    char ts[40];
+    if (sscanf(p, "{\"ts\":\"%39[^\"]\"", ts) != 1)
+        return 0;
+    return sm_parse_time(ts);
+}
+
+/* Folds the failures of events (oldest first) into out as the dashboard does; returns the time
+ * of the one picked. */
+static double fold_failures(const cJSON *events, sm_failure *out)
+{
     double at = 0;
-    cJSON *events = NULL;
-    sm_journal_read(provider, sandbox_id, &events);
     const cJSON *ev;
     cJSON_ArrayForEach(ev, events)
     {
+        double t = sm_parse_time(sm_json_str(ev, "ts"));
         const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev, "failure");
         if (!fj)
             continue;
         sm_failure f;
         sm_failure_from_json(fj, &f);
         if (sm_failure_kind_is_failure(f.kind))
-            sm_failure_note(out, &at, &f, sm_parse_time(sm_json_str(ev, "ts")));
+            sm_failure_note(out, &at, &f, t);
     }
-    cJSON_Delete(events);
+    return at;
+}
+
+bool sm_journal_last_failure(const char *provider, const char *sandbox_id, sm_failure *out)
+{
+    sm_failure_init(out);
+    char *path = sm_journal_path(provider, sandbox_id);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    free(path);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    /* The newest failure wins unless a stronger one came in the minute before it: a window is
+     * enough once it holds a failure and reaches a minute further back, or the whole file. */
+    for (long long win = TAIL_FIRST;; win *= 4) {
+        char *text;
+        bool cut;
+        read_window(fd, (long long)st.st_size, win, &text, &cut);
+        cJSON *events = cJSON_CreateArray();
+        double start = first_time(text, cut);
+        parse_lines(text, cut, "\"failure\"", events);
+        free(text);
+        sm_failure_init(out);
+        double at = fold_failures(events, out);
+        cJSON_Delete(events);
+        if (!cut || win >= TAIL_MAX || (out->kind != SM_FAIL_NONE && start > 0 && start < at - 60))
+            break;
+    }
+    close(fd);
     return out->kind != SM_FAIL_NONE;
 }
 
@@ -165,6 +295,7 @@ typedef struct followed {
 
 struct sm_journal_follower {
     size_t backlog;
+    bool primed;     /* polled once: a journal that appears later is read from its start */
     sm_strtab files; /* path -> followed */
 };
 
@@ -198,7 +329,8 @@ static void read_new(sm_journal_follower *jf, const char *path, long long size, 
     if (!f) {
         f = xcalloc(1, sizeof *f);
         sm_strtab_put(&jf->files, path, f);
-        f->offset = size > (long long)jf->backlog ? size - (long long)jf->backlog : 0;
+        f->offset =
+            !jf->primed && size > (long long)jf->backlog ? size - (long long)jf->backlog : 0;
     }
     if (size < f->offset) { /* replaced or truncated: start over */
         f->offset = 0;
@@ -219,6 +351,7 @@ static void read_new(sm_journal_follower *jf, const char *path, long long size, 
         return;
     }
     buf[n] = '\0';
+    nul_to_newline(buf, (size_t)n);
     f->offset += n;
     char *start = buf;
     if (first && f->offset - n > 0) { /* started mid-file: skip to the first whole line */
@@ -238,11 +371,9 @@ static void read_new(sm_journal_follower *jf, const char *path, long long size, 
             break;
         }
         sm_strbuf_append(&line, p, (size_t)(nl - p));
-        cJSON *ev = cJSON_Parse(line.data ? line.data : "");
-        if (cJSON_IsObject(ev))
+        cJSON *ev = parse_line(line.data ? line.data : "");
+        if (ev)
             cJSON_AddItemToArray(out, ev);
-        else
-            cJSON_Delete(ev);
         sm_strbuf_reset(&line);
         p = nl + 1;
     }
@@ -307,6 +438,7 @@ cJSON *sm_journal_follower_poll(sm_journal_follower *jf)
 {
     poll_ctx c = {.jf = jf, .out = cJSON_CreateArray()};
     each_journal(poll_one, &c);
+    jf->primed = true;
     cJSON *out = c.out;
     const char **seen = c.seen;
     size_t nseen = c.nseen;
@@ -339,7 +471,11 @@ void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len)
         sm_format_duration(ms / 1000.0, dur, sizeof dur);
     if (type && !strcmp(type, "exec")) {
         const char *cmd = sm_json_str(ev, "cmd");
-        if (label[0])
+        size_t ll = strlen(label);
+        if (label[0] && !strncmp(f.reason, label, ll) && !strncmp(f.reason + ll, ": ", 2))
+            /* the reason names the last stderr line: "exit 1: ModuleNotFoundError: ..." */
+            snprintf(buf, len, "%s in %s: %s - %s", label, dur, cmd ? cmd : "", f.reason + ll + 2);
+        else if (label[0])
             snprintf(buf, len, "%s in %s: %s", label, dur, cmd ? cmd : "");
         else /* %.0f: a damaged record's code may be any number, even one no int holds */
             snprintf(buf, len, "exit %.0f in %s: %s", sm_json_num(ev, "return_code", 0), dur,
@@ -357,7 +493,8 @@ void sm_journal_event_summary(const cJSON *ev, char *buf, size_t len)
     } else if (fj) {
         snprintf(buf, len, "%s%s%s%s%s", event ? event : "", label[0] ? ": " : "", label,
                  evid[0] ? " - " : "", evid);
-        if (f.reason[0] && !evid[0]) {
+        /* the reason when there is no evidence, or when it names the last stderr line */
+        if (f.reason[0] && (!evid[0] || strstr(f.reason, ": "))) {
             size_t n = strlen(buf);
             snprintf(buf + n, len - n, " - %s", f.reason);
         }

@@ -24,14 +24,20 @@ int sm_journal_failure(const char *provider, const char *sandbox_id, const sm_fa
 /* Reads one sandbox's events, oldest first; *out is a cJSON array the caller deletes.
  * A missing journal is an empty array. Malformed lines are skipped. */
 int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out);
+/* The same for the events of its last max_bytes only (0: all of it); the line the window cuts
+ * is dropped. Reads only that much of the file, however long the journal. */
+int sm_journal_read_tail(const char *provider, const char *sandbox_id, long long max_bytes,
+                         cJSON **out);
 int sm_journal_remove(const char *provider, const char *sandbox_id);
 /* Why the sandbox's last failing command or operation failed, from its journal, picked as the
  * dashboard picks it (sm_failure_note: the newest, a plain non-zero exit not hiding a stronger
- * failure of the minute before); false when its journal has no failure. */
+ * failure of the minute before); false when its journal has no failure. Reads the journal's
+ * tail only (at most 4 MiB of it, the lines that name a failure parsed). */
 bool sm_journal_last_failure(const char *provider, const char *sandbox_id, sm_failure *out);
 
 /* Follows every journal: each poll returns the lines appended since the last one (the first
- * poll returns up to `backlog` bytes from the end of each file). Files that disappear are
+ * poll returns up to `backlog` bytes from the end of each file; a journal first seen by a later
+ * poll, a new sandbox's, is read from its start). Files that disappear are
  * forgotten. Cheap when nothing changed: one stat per journal. */
 typedef struct sm_journal_follower sm_journal_follower;
 sm_journal_follower *sm_journal_follower_new(size_t backlog);

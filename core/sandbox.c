@@ -13,6 +13,7 @@
 #include "core/journal.h"
 #include "core/json.h"
 #include "core/otel.h"
+#include "core/output.h"
 #include "core/provider_impl.h"
 #include "core/redact.h"
 #include "core/util.h"
@@ -188,6 +189,7 @@ int sm_sandbox_start(sm_sandbox *s, const sm_spec *spec_in, sm_error *err)
             sm_error_clear(&ignore);
             s->provider->ops->close(s->provider, s->handle, &ignore);
             sm_journal_remove(pname(s), s->handle->id);
+            sm_output_remove(pname(s), s->handle->id);
             sm_otel_sandbox_stopped(pname(s));
             span_end(s, &sp, rc, err);
             sm_handle_free(s->provider, s->handle);
@@ -255,12 +257,42 @@ int sm_sandbox_connect(sm_sandbox *s, const cJSON *descriptor, sm_error *err)
     return SM_OK;
 }
 
+/* Commands are journaled whole up to 4 KiB, so a replay script can run them again. */
 static char *short_cmd(const char *cmd)
 {
     size_t n = strlen(cmd);
-    if (n <= 200)
+    if (n <= 4096)
         return xstrdup(cmd);
-    return xasprintf("%.197s...", cmd);
+    return xasprintf("%.4093s...", cmd);
+}
+
+/* Keeps the command's output with the sandbox and names its last stderr line in the failure's
+ * reason; returns the kept output's number (-1 when none was kept). */
+static int keep_output(sm_sandbox *s, const sm_exec_request *req, sm_output_tee *tee,
+                       sm_exec_result *res, double started)
+{
+    sm_output_tail out, err;
+    size_t cap = (size_t)sm_output_cap();
+    if (tee) {
+        sm_output_tee_finish(tee, &out, &err);
+    } else {
+        sm_output_tail_init(&out, cap);
+        sm_output_tail_init(&err, cap);
+    }
+    if (req->stdout_fd < 0 && res->out)
+        sm_output_tail_feed(&out, res->out, res->out_len);
+    if (req->stderr_fd < 0 && res->err)
+        sm_output_tail_feed(&err, res->err, res->err_len);
+    sm_failure_kind k = res->failure.kind;
+    if (!res->error_type && err.data &&
+        (k == SM_FAIL_EXIT_NONZERO || k == SM_FAIL_SIGNALED || k == SM_FAIL_OOM ||
+         k == SM_FAIL_PIDS_LIMIT))
+        sm_failure_reason_from_stderr(&res->failure, err.data, err.len);
+    int n = sm_output_keep_exec(pname(s), s->handle->id, req->cmd, started,
+                                res->duration_s * 1000.0, res->return_code, &out, &err);
+    sm_output_tail_free(&out);
+    sm_output_tail_free(&err);
+    return n;
 }
 
 int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result *res,
@@ -287,7 +319,10 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
 
     sm_otel_span sp;
     sm_otel_span_begin(&sp, "gym.sandbox.exec", pname(s));
-    double t0 = sm_now_mono();
+    double t0 = sm_now_mono(), started = sm_now_wall();
+    sm_exec_request streamed = req; /* the caller's descriptors, before the tee takes them */
+    sm_output_tee *tee =
+        sm_output_tee_start(&req.stdout_fd, &req.stderr_fd, (size_t)sm_output_cap());
     rc = s->provider->ops->exec(s->provider, s->handle, &req, res, err);
     if (res->duration_s <= 0)
         res->duration_s = sm_now_mono() - t0;
@@ -303,6 +338,7 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
         }
     }
     fill_failure_ids(s, &res->failure, "exec");
+    int kept = keep_output(s, &streamed, tee, res, started);
     /* the command itself is never an attribute: it is task content (as the seed) */
     sm_otel_exec_duration(pname(s), res->duration_s * 1000.0);
     sm_otel_span_int(&sp, "nemo.gym.sandbox.return_code", res->return_code);
@@ -316,6 +352,19 @@ int sm_sandbox_exec(sm_sandbox *s, const sm_exec_request *req_in, sm_exec_result
     char *c = short_cmd(req.cmd);
     cJSON_AddStringToObject(fields, "cmd", c);
     free(c);
+    if (kept > 0)
+        cJSON_AddNumberToObject(fields, "output", kept);
+    if (req_in->cwd)
+        cJSON_AddStringToObject(fields, "cwd", req_in->cwd);
+    if (req.user)
+        cJSON_AddStringToObject(fields, "user", req.user);
+    if (req.timeout_s > 0)
+        cJSON_AddNumberToObject(fields, "timeout_s", req.timeout_s);
+    if (req.env && req.env->n) { /* names only: a replay takes the values from its env */
+        cJSON *names = cJSON_AddArrayToObject(fields, "env");
+        for (size_t i = 0; i < req.env->n; i++)
+            cJSON_AddItemToArray(names, cJSON_CreateString(req.env->items[i].key));
+    }
     cJSON_AddNumberToObject(fields, "return_code", res->return_code);
     if (res->error_type)
         cJSON_AddStringToObject(fields, "error_type", res->error_type);
@@ -373,6 +422,32 @@ int sm_sandbox_download(sm_sandbox *s, const char *remote, const char *local, sm
     return transfer(s, false, local, remote, err);
 }
 
+/* An end the provider reports but nobody journaled (a supervisor that died, a container the
+ * runtime ended) is journaled by the first who sees it, so events tells what status tells. */
+static void journal_end_once(sm_sandbox *s, const sm_sandbox_info *i)
+{
+    if ((i->status != SM_STATUS_STOPPED && i->status != SM_STATUS_ERROR) ||
+        !sm_failure_kind_is_failure(i->failure.kind))
+        return;
+    cJSON *tail = NULL;
+    sm_journal_read_tail(pname(s), s->handle->id, 64 * 1024, &tail);
+    bool recorded = false;
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, tail)
+    {
+        const char *e = sm_json_str(ev, "event");
+        recorded = recorded || (e && !strcmp(e, "ended"));
+    }
+    cJSON_Delete(tail);
+    if (recorded)
+        return;
+    cJSON *fields = cJSON_CreateObject();
+    sm_failure f = i->failure;
+    fill_failure_ids(s, &f, "lifecycle");
+    cJSON_AddItemToObject(fields, "failure", sm_failure_to_json(&f));
+    sm_journal_append(pname(s), s->handle->id, "lifecycle", "ended", fields);
+}
+
 sm_status sm_sandbox_status(sm_sandbox *s, sm_sandbox_info *info, sm_error *err)
 {
     sm_sandbox_info tmp;
@@ -386,6 +461,7 @@ sm_status sm_sandbox_status(sm_sandbox *s, sm_sandbox_info *info, sm_error *err)
     }
     if (s->provider->ops->status(s->provider, s->handle, i, err) != SM_OK)
         i->status = SM_STATUS_UNKNOWN;
+    journal_end_once(s, i);
     sm_status st = i->status;
     if (!info)
         sm_sandbox_info_free(&tmp);
@@ -522,6 +598,7 @@ int sm_sandbox_stop(sm_sandbox *s, sm_error *err)
     }
     sm_otel_sandbox_stopped(pname(s));
     sm_journal_remove(pname(s), s->handle->id);
+    sm_output_remove(pname(s), s->handle->id);
     s->stopped = true;
     return SM_OK;
 }

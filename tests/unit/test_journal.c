@@ -169,6 +169,80 @@ static void test_summaries_and_redaction(void **state)
     cJSON_Delete(all);
 }
 
+/* A crash cut the last line short: the next append starts a line of its own, and readers skip
+ * the damaged line and keep the rest. */
+static void test_truncated_line_skipped(void **state)
+{
+    exec_event("eee", "first", 0);
+    char *path = sm_journal_path("local", "eee");
+    int fd = open(path, O_WRONLY | O_APPEND);
+    const char cut[] = "{\"ts\":\"2026-11-30T00:00:00.000Z\",\"type\":\"exec\",\"cm";
+    assert_int_equal(write(fd, cut, sizeof cut - 1), (ssize_t)(sizeof cut - 1));
+    close(fd);
+    sm_failure f;
+    sm_failure_init(&f);
+    f.kind = SM_FAIL_TTL_EXPIRED;
+    sm_journal_failure("local", "eee", &f);
+    cJSON *all;
+    sm_journal_read("local", "eee", &all);
+    assert_int_equal(cJSON_GetArraySize(all), 2);
+    assert_string_equal(sm_json_str(cJSON_GetArrayItem(all, 0), "cmd"), "first");
+    assert_string_equal(sm_json_str(cJSON_GetArrayItem(all, 1), "type"), "failure");
+    cJSON_Delete(all);
+    sm_failure got;
+    assert_true(sm_journal_last_failure("local", "eee", &got));
+    assert_int_equal(got.kind, SM_FAIL_TTL_EXPIRED);
+
+    /* written by an older sandman: the cut line and the next event on one line */
+    fd = open(path, O_WRONLY | O_APPEND);
+    const char glued[] =
+        "{\"ts\":\"2026-11-30T00:00:01.000Z\",\"ty{\"ts\":\"2026-11-30T00:00:02.000Z\","
+        "\"type\":\"exec\",\"event\":\"exec\",\"cmd\":\"after\"}\n";
+    assert_int_equal(write(fd, glued, sizeof glued - 1), (ssize_t)(sizeof glued - 1));
+    close(fd);
+    sm_journal_read("local", "eee", &all);
+    assert_int_equal(cJSON_GetArraySize(all), 3);
+    assert_string_equal(sm_json_str(cJSON_GetArrayItem(all, 2), "cmd"), "after");
+    cJSON_Delete(all);
+    free(path);
+}
+
+/* The last failure comes from the journal's tail: a long journal is not read whole, and the
+ * newest failure is the one found. */
+static void test_last_failure_reads_the_tail(void **state)
+{
+    sm_failure f;
+    sm_failure_init(&f);
+    f.kind = SM_FAIL_PIDS_LIMIT;
+    sm_journal_failure("local", "fff", &f); /* far back: beyond what is read */
+    char *path = sm_journal_path("local", "fff");
+    FILE *out = fopen(path, "a");
+    assert_non_null(out);
+    for (int i = 0; i < 60000; i++) /* about 8 MiB of plain commands, a minute earlier */
+        fprintf(
+            out,
+            "{\"ts\":\"2026-01-01T10:00:00.000Z\",\"type\":\"exec\",\"event\":\"exec\","
+            "\"sandbox_id\":\"fff\",\"provider\":\"local\",\"cmd\":\"echo %d\","
+            "\"return_code\":0,\"duration_ms\":3,\"pad\":\"................................\"}\n",
+            i);
+    fclose(out);
+    sm_failure got;
+    assert_false(sm_journal_last_failure("local", "fff", &got)); /* bounded: 4 MiB back at most */
+    f.kind = SM_FAIL_OOM;
+    f.oom_kills = 3;
+    sm_journal_failure("local", "fff", &f);
+    assert_true(sm_journal_last_failure("local", "fff", &got));
+    assert_int_equal(got.kind, SM_FAIL_OOM);
+    assert_int_equal(got.oom_kills, 3);
+    cJSON *tail;
+    sm_journal_read_tail("local", "fff", 4096, &tail);
+    int n = cJSON_GetArraySize(tail);
+    assert_true(n > 5 && n < 40); /* whole lines of the last 4 KiB only */
+    assert_string_equal(sm_json_str(cJSON_GetArrayItem(tail, n - 1), "type"), "failure");
+    cJSON_Delete(tail);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +250,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_backlog_starts_at_a_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_in_time_order_across_sandboxes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summaries_and_redaction, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncated_line_skipped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_last_failure_reads_the_tail, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -181,19 +181,23 @@ struct ending {
     long long oom_kills;
     long long mem_limit;
     long long pids_events;
+    long long pids_limit;
 };
 
-static void journal_end(const struct launch *l, const struct ending *e, double ended)
+/* Appends one failure-bearing event to the sandbox's journal, as core/journal.c writes them
+ * (this static binary cannot link it). */
+static void journal_event(const struct launch *l, const char *type, const char *event,
+                          const struct ending *e, double when)
 {
     const char *path = launch_get(l, "journal", NULL);
     if (!path)
         return;
     char ts[40], reason[600], id[128];
-    time_t secs = (time_t)ended;
+    time_t secs = (time_t)when;
     struct tm tm;
     gmtime_r(&secs, &tm);
     snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((ended - (double)secs) * 1000));
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((when - (double)secs) * 1000));
     json_escape(reason, sizeof reason, e->reason);
     json_escape(id, sizeof id, launch_get(l, "id", ""));
     char extra[512] = "";
@@ -209,21 +213,28 @@ static void journal_end(const struct launch *l, const struct ending *e, double e
         x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"memory_limit\":%lld", e->mem_limit);
     if (e->pids_events > 0)
         x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"pids_events\":%lld", e->pids_events);
+    if (e->pids_limit > 0)
+        x += (size_t)snprintf(extra + x, sizeof extra - x, ",\"pids_limit\":%lld", e->pids_limit);
     char line[2048];
     int n = snprintf(line, sizeof line,
-                     "{\"ts\":\"%s\",\"type\":\"lifecycle\",\"event\":\"ended\",\"sandbox_id\":"
+                     "{\"ts\":\"%s\",\"type\":\"%s\",\"event\":\"%s\",\"sandbox_id\":"
                      "\"%s\",\"provider\":\"local\",\"failure\":{\"kind\":\"%s\",\"label\":\"%s\","
                      "\"operation\":\"lifecycle\",\"sandbox_id\":\"%s\",\"provider\":\"local\","
                      "\"reason\":\"%s\"%s}}\n",
-                     ts, id, e->kind, e->label, id, reason, extra);
+                     ts, type, event, id, e->kind, e->label, id, reason, extra);
     if (n <= 0 || (size_t)n >= sizeof line)
         return;
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0)
         return;
+    /* A line a crash cut short: end it, so this event stands alone. */
+    struct stat st;
+    char last = '\n';
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) == 1 &&
+        last != '\n')
+        write_str(fd, "\n");
     /* A full disk: cut any half line off, give back the reserved space, try once more. */
     for (int attempt = 0; attempt < 2; attempt++) {
-        struct stat st;
         off_t size = fstat(fd, &st) == 0 ? st.st_size : -1;
         if (write_str(fd, line) == 0)
             break;
@@ -232,7 +243,326 @@ static void journal_end(const struct launch *l, const struct ending *e, double e
         unlink("journal.reserve");
     }
     close(fd);
+}
+
+static void journal_end(const struct launch *l, const struct ending *e, double ended)
+{
+    journal_event(l, "lifecycle", "ended", e, ended);
     unlink("journal.reserve");
+}
+
+/* The kernel's counters of the sandbox's cgroups, read once a second while it runs: every OOM
+ * kill and refused fork is journaled when it happens, whoever is watching. */
+struct counters {
+    const char *mem, *pids;
+    int v2;
+    long long oom, pids_max, mem_limit, pids_limit;
+    double next;
+};
+
+static long long read_oom(const struct counters *c)
+{
+    return c->mem
+               ? cgfs_read_key(c->mem, c->v2 ? "memory.events" : "memory.oom_control", "oom_kill")
+               : -1;
+}
+
+static void counters_init(struct counters *c, const struct launch *l)
+{
+    memset(c, 0, sizeof *c);
+    c->mem = launch_get(l, "cg_memory", NULL);
+    c->pids = launch_get(l, "cg_pids", NULL);
+    c->v2 = launch_get_ll(l, "cg_version", 1) == 2;
+    c->mem_limit = launch_get_ll(l, "mem_limit", -1);
+    c->oom = read_oom(c);
+    c->pids_max = c->pids ? cgfs_read_key(c->pids, "pids.events", "max") : -1;
+    c->pids_limit = c->pids ? cgfs_read_num(c->pids, "pids.max") : -1;
+    if (c->pids_limit == -2) { /* "max" here: the limit is on the sandbox's cgroup above */
+        char up[4096];
+        snprintf(up, sizeof up, "%s/..", c->pids);
+        c->pids_limit = cgfs_read_num(up, "pids.max");
+    }
+}
+
+static void counters_check(struct counters *c, const struct launch *l)
+{
+    double now = now_mono();
+    if ((!c->mem && !c->pids) || now < c->next)
+        return;
+    c->next = now + 1;
+    struct ending e;
+    memset(&e, 0, sizeof e);
+    e.exit_code = -1;
+    e.oom_kills = e.pids_events = -1;
+    long long oom = read_oom(c);
+    if (oom > c->oom && c->oom >= 0) {
+        e.kind = "oom_killed";
+        e.label = "OOM killed";
+        e.oom_kills = oom;
+        e.mem_limit = c->mem_limit;
+        snprintf(e.reason, sizeof e.reason,
+                 "a process in the sandbox hit the memory limit and was OOM killed (%lld so far)",
+                 oom);
+        journal_event(l, "failure", "oom", &e, now_wall());
+    }
+    if (oom >= 0)
+        c->oom = oom;
+    long long pm = c->pids ? cgfs_read_key(c->pids, "pids.events", "max") : -1;
+    if (pm > c->pids_max && c->pids_max >= 0) {
+        memset(&e, 0, sizeof e);
+        e.exit_code = -1;
+        e.oom_kills = -1;
+        e.kind = "pids_limit";
+        e.label = "pids limit";
+        e.pids_events = pm;
+        e.pids_limit = c->pids_limit;
+        if (c->pids_limit > 0)
+            snprintf(e.reason, sizeof e.reason, "a fork was refused by the pids limit of %lld",
+                     c->pids_limit);
+        else
+            snprintf(e.reason, sizeof e.reason, "a fork was refused by the pids limit");
+        journal_event(l, "failure", "pids_limit", &e, now_wall());
+    }
+    if (pm >= 0)
+        c->pids_max = pm;
+}
+
+/* The entrypoint's stdout and stderr, relayed into <state>/output/local/<id>/entry.log (the
+ * layout of core/output.c) a line at a time, the values of credential-named env variables
+ * replaced by ***; past the cap the file moves to entry.log.1, so at most twice the cap is
+ * kept. The last meaningful stderr line goes into the end's reason. */
+#define LINE_MAX_BYTES 4096
+struct capture {
+    int fd[2]; /* read ends: stdout, stderr; -1 when closed */
+    char dir[4096];
+    int out;
+    long long size, cap;
+    char pend[2][LINE_MAX_BYTES];
+    size_t plen[2];
+    char last_err[200];
+    const char *secrets[64];
+    size_t nsecrets;
+};
+
+static int key_is_secret(const char *key, size_t n)
+{
+    static const char *words[] = {"key",  "token",  "secret", "password",   "passwd",
+                                  "auth", "bearer", "cookie", "credential", "_pat"};
+    char low[128];
+    if (n >= sizeof low)
+        n = sizeof low - 1;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)((key[i] >= 'A' && key[i] <= 'Z') ? key[i] + 32 : key[i]);
+    low[n] = '\0';
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strstr(low, words[i]))
+            return 1;
+    return 0;
+}
+
+static long long output_cap(void)
+{
+    const char *v = getenv("SANDMAN_OUTPUT_CAP");
+    char *end = NULL;
+    long long n = v ? strtoll(v, &end, 10) : 0;
+    if (end && (*end == 'k' || *end == 'K'))
+        n *= 1024;
+    else if (end && (*end == 'm' || *end == 'M'))
+        n *= 1024 * 1024;
+    return n >= 1024 && n <= (1LL << 30) ? n : 64 * 1024;
+}
+
+static void capture_open_file(struct capture *c)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/entry.log", c->dir);
+    c->out = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    struct stat st;
+    c->size = c->out >= 0 && fstat(c->out, &st) == 0 ? st.st_size : 0;
+}
+
+/* Removes the log and its directory of a sandbox that never started. */
+static void capture_abort(struct capture *c)
+{
+    char path[4200];
+    if (c->out >= 0)
+        close(c->out);
+    c->out = -1;
+    snprintf(path, sizeof path, "%s/entry.log", c->dir);
+    unlink(path);
+    rmdir(c->dir);
+}
+
+/* Pipes for the init's stdout and stderr (the entrypoint inherits them); 0 or -1. */
+static int capture_start(struct capture *c, const struct launch *l, int pipes[2][2])
+{
+    memset(c, 0, sizeof *c);
+    c->fd[0] = c->fd[1] = c->out = -1;
+    if (!launch_get(l, "entry", NULL))
+        return -1;
+    c->cap = output_cap();
+    const char *envs[256];
+    size_t ne = launch_get_all(l, "env", envs, 255);
+    for (size_t i = 0; i < ne && c->nsecrets < 64; i++) {
+        const char *eq = strchr(envs[i], '=');
+        if (eq && strlen(eq + 1) >= 4 && key_is_secret(envs[i], (size_t)(eq - envs[i])))
+            c->secrets[c->nsecrets++] = eq + 1;
+    }
+    snprintf(c->dir, sizeof c->dir, "%s/output", launch_get(l, "state_dir", "."));
+    mkdir(c->dir, 0700);
+    size_t n = strlen(c->dir);
+    snprintf(c->dir + n, sizeof c->dir - n, "/local");
+    mkdir(c->dir, 0700);
+    n = strlen(c->dir);
+    snprintf(c->dir + n, sizeof c->dir - n, "/%s", launch_get(l, "id", "unknown"));
+    mkdir(c->dir, 0700);
+    capture_open_file(c);
+    if (c->out < 0 || pipe2(pipes[0], O_CLOEXEC) < 0)
+        return -1;
+    if (pipe2(pipes[1], O_CLOEXEC) < 0) {
+        close(pipes[0][0]);
+        close(pipes[0][1]);
+        return -1;
+    }
+    c->fd[0] = pipes[0][0];
+    c->fd[1] = pipes[1][0];
+    return 0;
+}
+
+/* Writes text, every secret replaced by ***. */
+static void capture_write(struct capture *c, const char *text, size_t n)
+{
+    if (c->out < 0)
+        return;
+    if (c->size + (long long)n > c->cap && c->size > 0) {
+        char a[4200], b[4210];
+        snprintf(a, sizeof a, "%s/entry.log", c->dir);
+        snprintf(b, sizeof b, "%s.1", a);
+        close(c->out);
+        rename(a, b);
+        capture_open_file(c);
+        if (c->out < 0)
+            return;
+    }
+    size_t at = 0;
+    while (at < n) {
+        size_t next = n, slen = 0;
+        for (size_t k = 0; k < c->nsecrets; k++) {
+            const char *hit = memmem(text + at, n - at, c->secrets[k], strlen(c->secrets[k]));
+            if (hit && (size_t)(hit - text) < next) {
+                next = (size_t)(hit - text);
+                slen = strlen(c->secrets[k]);
+            }
+        }
+        if (write(c->out, text + at, next - at) > 0)
+            c->size += (long long)(next - at);
+        if (next == n)
+            break;
+        if (write(c->out, "***", 3) == 3)
+            c->size += 3;
+        at = next + slen;
+    }
+}
+
+/* Copies text into buf with the secrets replaced, as capture_write writes them. */
+static void capture_write_redacted(const struct capture *c, const char *text, char *buf, size_t len)
+{
+    size_t o = 0;
+    for (const char *p = text; *p && o + 4 < len;) {
+        size_t slen = 0;
+        for (size_t k = 0; k < c->nsecrets && !slen; k++)
+            if (!strncmp(p, c->secrets[k], strlen(c->secrets[k])))
+                slen = strlen(c->secrets[k]);
+        if (slen) {
+            memcpy(buf + o, "***", 3);
+            o += 3;
+            p += slen;
+        } else {
+            buf[o++] = *p++;
+        }
+    }
+    buf[o] = '\0';
+}
+
+static void note_err_line(struct capture *c, const char *line, size_t n)
+{
+    while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+        n--;
+    size_t i = 0;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    int letters = 0;
+    for (size_t k = i; k < n; k++)
+        if ((line[k] >= 'A' && line[k] <= 'Z') || (line[k] >= 'a' && line[k] <= 'z') ||
+            (line[k] >= '0' && line[k] <= '9'))
+            letters = 1;
+    if (!letters)
+        return;
+    size_t len = n - i < sizeof c->last_err - 1 ? n - i : sizeof c->last_err - 1;
+    memcpy(c->last_err, line + i, len);
+    c->last_err[len] = '\0';
+}
+
+/* Whole lines of stream s go out; a line longer than the buffer goes out in parts. */
+static void capture_flush(struct capture *c, int s, int all)
+{
+    char *p = c->pend[s];
+    size_t start = 0;
+    for (size_t i = 0; i < c->plen[s]; i++) {
+        if (p[i] != '\n')
+            continue;
+        capture_write(c, p + start, i + 1 - start);
+        if (s == 1)
+            note_err_line(c, p + start, i - start);
+        start = i + 1;
+    }
+    if (all || (start == 0 && c->plen[s] == sizeof c->pend[s])) {
+        capture_write(c, p + start, c->plen[s] - start);
+        if (s == 1 && c->plen[s] > start)
+            note_err_line(c, p + start, c->plen[s] - start);
+        start = c->plen[s];
+    }
+    memmove(p, p + start, c->plen[s] - start);
+    c->plen[s] -= start;
+}
+
+static void capture_read(struct capture *c, int s)
+{
+    if (c->fd[s] < 0)
+        return;
+    ssize_t n = read(c->fd[s], c->pend[s] + c->plen[s], sizeof c->pend[s] - c->plen[s]);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        capture_flush(c, s, 1);
+        close(c->fd[s]);
+        c->fd[s] = -1;
+        return;
+    }
+    c->plen[s] += (size_t)n;
+    capture_flush(c, s, 0);
+}
+
+/* After the init ended: what is left in the pipes, then the file is closed. */
+static void capture_finish(struct capture *c)
+{
+    for (int s = 0; s < 2; s++) {
+        if (c->fd[s] >= 0)
+            fcntl(c->fd[s], F_SETFL, O_NONBLOCK);
+        for (int guard = 0; c->fd[s] >= 0 && guard < 4096; guard++) {
+            int before = c->fd[s];
+            size_t had = c->plen[s];
+            capture_read(c, s);
+            if (c->fd[s] == before && c->plen[s] == had) { /* EAGAIN: a holder outlives init */
+                capture_flush(c, s, 1);
+                close(c->fd[s]);
+                c->fd[s] = -1;
+            }
+        }
+    }
+    if (c->out >= 0)
+        close(c->out);
+    c->out = -1;
 }
 
 /* How the entrypoint ended, as the init reported it ("entry exit N" / "entry signal N"). */
@@ -526,6 +856,19 @@ int main(int argc, char **argv)
                            .status_fd = verdict[1],
                            .close_fds = {lock, report, sfd, go[1], verdict[0], listen_fd, gate[0]},
                            .nclose = 7};
+    /* The entrypoint's output: the init's stdout and stderr (what it inherits) are pipes
+     * read here while the sandbox runs. */
+    struct capture cap;
+    int cpipes[2][2];
+    int capturing = capture_start(&cap, &l, cpipes) == 0;
+    if (capturing) {
+        dup2(cpipes[0][1], 1);
+        dup2(cpipes[1][1], 2);
+        close(cpipes[0][1]);
+        close(cpipes[1][1]);
+        fcntl(cap.fd[0], F_SETFL, O_NONBLOCK);
+        fcntl(cap.fd[1], F_SETFL, O_NONBLOCK);
+    }
     size_t stack_size = 256 * 1024;
     char *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -538,6 +881,10 @@ int main(int argc, char **argv)
     close(go[0]);
     close(verdict[1]);
     close(gate[1]);
+    if (capturing && devnull >= 0) { /* only the init holds the write ends now */
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+    }
 
     int ok = (!userns || write_id_maps(init, &l, msg, sizeof msg) == 0) &&
              join_cgroups(init, &l, msg, sizeof msg) == 0;
@@ -551,6 +898,8 @@ int main(int argc, char **argv)
         kill(init, SIGKILL);
         waitpid(init, NULL, 0);
         remove_cgroups(&l);
+        if (capturing) /* no sandbox, so no output of it to keep */
+            capture_abort(&cap);
         dprintf(report, "err %s\n", ok ? (strncmp(line, "err ", 4) ? line : line + 4) : msg);
         return 1;
     }
@@ -567,6 +916,8 @@ int main(int argc, char **argv)
     long long ttl_ms = launch_get_ll(&l, "ttl_ms", 0);
     double deadline = ttl_ms > 0 ? now_mono() + (double)ttl_ms / 1000.0 : 0;
     int why = 0, status = 0;
+    struct counters cnt;
+    counters_init(&cnt, &l);
     for (;;) {
         int ms = -1;
         if (deadline > 0) {
@@ -574,10 +925,18 @@ int main(int argc, char **argv)
             /* at most an hour per wait: a TTL of years in ms does not fit an int */
             ms = left <= 0 ? 0 : left > 3600 ? 3600 * 1000 : (int)(left * 1000) + 1;
         }
-        struct pollfd p[3] = {{.fd = sfd, .events = POLLIN},
+        if ((cnt.mem || cnt.pids) && (ms < 0 || ms > 1000))
+            ms = 1000;
+        struct pollfd p[5] = {{.fd = sfd, .events = POLLIN},
                               {.fd = listen_fd, .events = POLLIN},
-                              {.fd = watch, .events = POLLIN}};
-        int r = poll(p, 3, ms);
+                              {.fd = watch, .events = POLLIN},
+                              {.fd = capturing ? cap.fd[0] : -1, .events = POLLIN},
+                              {.fd = capturing ? cap.fd[1] : -1, .events = POLLIN}};
+        int r = poll(p, 5, ms);
+        for (int s = 0; capturing && r > 0 && s < 2; s++)
+            if (p[3 + s].revents)
+                capture_read(&cap, s);
+        counters_check(&cnt, &l);
         if (r > 0 && p[1].revents)
             gate_accept(listen_fd, gate[0]);
         if (r > 0 && watch >= 0 && (p[2].revents & POLLIN))
@@ -604,7 +963,16 @@ int main(int argc, char **argv)
     read_entry_end(verdict[0], &ee);
     close(verdict[0]);
     struct ending e;
+    if (capturing)
+        capture_finish(&cap);
     classify_end(&l, status, why, &ee, &e);
+    if (capturing && cap.last_err[0] && ee.known &&
+        (strcmp(e.kind, "exit_nonzero") == 0 || strcmp(e.kind, "signaled") == 0)) {
+        size_t n = strlen(e.reason);
+        char errline[sizeof cap.last_err + 8];
+        capture_write_redacted(&cap, cap.last_err, errline, sizeof errline);
+        snprintf(e.reason + n, sizeof e.reason - n, ": %s", errline);
+    }
     write_end(&e, ended);
     journal_end(&l, &e, ended);
     remove_cgroups(&l);
