@@ -374,6 +374,20 @@ static int start_supervisor(const local_provider *lp, const char *dir, double ti
 /* Removes what exists of a sandbox: processes, cgroups, state directory, whatever state its
  * record is in (a damaged record still names its supervisor through its lock). Returns
  * SM_OK, or an error naming what is left. */
+/* Whether pid is the supervisor of the sandbox in dir: it lives in that directory. */
+static bool supervisor_of(pid_t pid, const char *dir)
+{
+    if (pid <= 0)
+        return false;
+    char link[64], cwd[PATH_MAX], real[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+    ssize_t n = readlink(link, cwd, sizeof cwd - 1);
+    if (n <= 0 || !realpath(dir, real))
+        return false;
+    cwd[n] = '\0';
+    return strcmp(cwd, real) == 0;
+}
+
 static int destroy_sandbox(const char *id, sm_error *err)
 {
     local_record r;
@@ -381,7 +395,12 @@ static int destroy_sandbox(const char *id, sm_error *err)
     if (local_record_load(id, &r, NULL) == SM_OK) {
         if (!r.ended || r.damaged) {
             /* Ask the supervisor to end it (it records why), then wait for its lock. */
-            pid_t sp = r.sup_alive ? local_record_lock_holder(r.dir) : 0;
+            /* The ready record names the supervisor; /proc/locks (slow: a walk of every lock
+             * on the host) only when the record does not, or names a process that is not
+             * this sandbox's supervisor (its working directory is the sandbox's). */
+            pid_t sp = r.sup_alive && supervisor_of(r.sup_pid, r.dir) ? r.sup_pid : 0;
+            if (sp <= 0 && r.sup_alive)
+                sp = local_record_lock_holder(r.dir);
             if (sp <= 0)
                 sp = r.sup_pid;
             int pidfd = (sp > 0 && r.sup_alive) ? (int)syscall(SYS_pidfd_open, sp, 0) : -1;

@@ -745,6 +745,15 @@ static int join_cgroups(pid_t pid, const struct launch *l, char *msg, size_t len
     char path[4096], num[32];
     snprintf(num, sizeof num, "%d", (int)pid);
     for (size_t i = 0; i < n; i++) {
+        /* a sandbox cgroup whose leaf is listed too is joined through the leaf alone: each
+         * move between cgroups costs the kernel a synchronisation */
+        size_t len_i = strlen(cgs[i]);
+        int has_leaf = 0;
+        for (size_t k = 0; k < n && !has_leaf; k++)
+            has_leaf =
+                k != i && !strncmp(cgs[k], cgs[i], len_i) && !strcmp(cgs[k] + len_i, "/sandbox");
+        if (has_leaf)
+            continue;
         snprintf(path, sizeof path, "%s/cgroup.procs", cgs[i]);
         if (write_file(path, num) < 0) {
             sup_fmt(msg, len, "joining cgroup %s: %s", cgs[i], strerror(errno));
