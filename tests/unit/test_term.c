@@ -48,7 +48,7 @@ static void oracle_cell(VTerm *o, int row, int col, tui_cell *out)
         (uint16_t)((c.attrs.bold ? TUI_A_BOLD : 0) | (c.attrs.underline ? TUI_A_UNDERLINE : 0) |
                    (c.attrs.italic ? TUI_A_ITALIC : 0) | (c.attrs.blink ? TUI_A_BLINK : 0) |
                    (c.attrs.reverse ? TUI_A_REVERSE : 0) | (c.attrs.strike ? TUI_A_STRIKE : 0));
-    out->width = (uint8_t)(c.width > 0 ? c.width : 0);
+    out->width = (uint8_t)(c.chars[0] == (uint32_t)-1 ? 0 : c.width > 0 ? c.width : 0);
 }
 
 static bool blank_cell(const tui_cell *c)
@@ -179,6 +179,134 @@ static void test_scrollback_matches_a_tall_screen(void **state)
     assert_string_equal(text, "line 0 wrapping-text-that-goes-past-the-right-edge-of-a-sixt");
     tui_term_free(t);
     vterm_free(o);
+}
+
+/* The oracle's scrollback: what libvterm's own screen pushes off its top, packed. */
+typedef struct oracle_sb {
+    int n;
+    tui_cell lines[400][80];
+    int cols[400];
+} oracle_sb;
+
+static int oracle_push(int cols, const VTermScreenCell *cells, void *user)
+{
+    oracle_sb *sb = user;
+    if (sb->n >= 400)
+        return 1;
+    for (int c = 0; c < cols && c < 80; c++) {
+        tui_cell *out = &sb->lines[sb->n][c];
+        memset(out, 0, sizeof *out);
+        out->ch = cells[c].chars[0] == (uint32_t)-1 ? 0 : cells[c].chars[0];
+        out->fg = cells[c].fg;
+        out->bg = cells[c].bg;
+        const VTermScreenCellAttrs *a = &cells[c].attrs;
+        out->attrs = (uint16_t)((a->bold ? TUI_A_BOLD : 0) | (a->underline ? TUI_A_UNDERLINE : 0) |
+                                (a->italic ? TUI_A_ITALIC : 0) | (a->blink ? TUI_A_BLINK : 0) |
+                                (a->reverse ? TUI_A_REVERSE : 0) | (a->strike ? TUI_A_STRIKE : 0));
+        out->width = (uint8_t)(cells[c].chars[0] == (uint32_t)-1 ? 0 : cells[c].width);
+    }
+    sb->cols[sb->n++] = cols;
+    return 1;
+}
+
+/* Pieces of output that move, scroll, erase and overwrite cells in every way libvterm's state
+ * layer reports it (full-width and partial scrolls, scroll regions and left/right margins,
+ * inserts and deletes, selective erase of protected cells, erases in colour, wide characters
+ * at the edge, the alternate screen, reverse video, double-width lines). */
+static const char *const pieces[] = {
+    "text ",
+    "\xe5\xae\xbd\xe5\xad\x97",
+    "e\xcc\x81",
+    "\r\n",
+    "\n",
+    "\r",
+    "\b",
+    "\t",
+    "\033[41m",
+    "\033[0m",
+    "\033[1;4;7m",
+    "\033[38;5;99;48;2;1;2;3m",
+    "\033[K",
+    "\033[1K",
+    "\033[2K",
+    "\033[J",
+    "\033[1J",
+    "\033[2J",
+    "\033[3;5r",
+    "\033[r",
+    "\033[2S",
+    "\033[T",
+    "\033M",
+    "\033D",
+    "\033E",
+    "\033[2L",
+    "\033[M",
+    "\033[3@",
+    "\033[2P",
+    "\033[4X",
+    "\033[5;70H",
+    "\033[H",
+    "\033[24;1H",
+    "\033[10;79H\xe5\xae\xbd",
+    "\033[1\"q",
+    "\033[0\"q",
+    "\033[?2J",
+    "\033[?1K",
+    "\0337",
+    "\0338",
+    "\033[?1049h",
+    "\033[?1049l",
+    "\033[?5h",
+    "\033[?5l",
+    "\033#6",
+    "\033#5",
+    "\033[?69h\033[10;40s",
+    "\033[?69l",
+    "\033[4h",
+    "\033[4l",
+    "\033[?6h",
+    "\033[?6l",
+    "\033[?7l",
+    "\033[?7h",
+    "0123456789012345678901234567890123456789",
+};
+
+/* Random mixes of those pieces give our screen and scrollback exactly libvterm's. */
+static void test_random_streams_match_libvterm(void **state)
+{
+    (void)state;
+    static oracle_sb sb;
+    static const VTermScreenCallbacks ocb = {.sb_pushline = oracle_push};
+    unsigned seed = 12345;
+    for (int run = 0; run < 300; run++) {
+        int rows = run % 3 ? 24 : 7;
+        tui_term *t = tui_term_new(rows, 80, 1000, NULL, NULL);
+        VTerm *o = oracle_new(rows, 80);
+        memset(&sb, 0, sizeof sb);
+        vterm_screen_set_callbacks(vterm_obtain_screen(o), &ocb, &sb);
+        vterm_input_write(o, " \r", 2); /* as the model starts (see tui_term_new) */
+        for (int k = 0; k < 150; k++) {
+            seed = seed * 1103515245u + 12345u;
+            feed_both(t, o, pieces[(seed >> 16) % (sizeof pieces / sizeof pieces[0])]);
+        }
+        compare(t, tui_term_sb_count(t), o, 0, rows, 80);
+        assert_int_equal(tui_term_sb_count(t), sb.n < 1000 ? sb.n : 1000);
+        for (int l = 0; l < sb.n && l < 400; l++)
+            for (int c = 0; c < 80; c++) {
+                tui_cell a;
+                assert_true(tui_term_cell(t, (size_t)l, c, &a));
+                assert_same_cell(&a, &sb.lines[l][c], (size_t)l, c);
+            }
+        int r1, c1, shape;
+        bool vis;
+        tui_term_cursor(t, &r1, &c1, &vis, &shape);
+        VTermPos p;
+        vterm_state_get_cursorpos(vterm_obtain_state(o), &p);
+        assert_int_equal(r1, p.row);
+        assert_int_equal(c1, p.col);
+        tui_term_free(t);
+        vterm_free(o);
+    }
 }
 
 /* Output that crashes or hangs libvterm 0.1.4 on its own is made harmless first. */
@@ -422,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_screen_matches_libvterm),
         cmocka_unit_test(test_recorded_sessions_match_libvterm),
         cmocka_unit_test(test_scrollback_matches_a_tall_screen),
+        cmocka_unit_test(test_random_streams_match_libvterm),
         cmocka_unit_test(test_hostile_output),
         cmocka_unit_test(test_snapshot_redraws_the_screen),
         cmocka_unit_test(test_ring_recycles_at_capacity),

@@ -8,6 +8,7 @@
 
 #include "core/strbuf.h"
 #include "core/util.h"
+#include "tui/term/screen.h"
 
 typedef struct sb_line {
     tui_cell *cells;
@@ -49,7 +50,7 @@ struct tui_term {
     char *feed_buf; /* what the filter hands to libvterm, kept between feeds */
     size_t feed_cap;
     VTerm *vt;
-    VTermScreen *vs;
+    tui_screen *scr; /* the cells, ours (libvterm's screen layer is not used) */
     int rows, cols;
     sb_line *sb; /* ring */
     size_t sb_cap, sb_head, sb_count;
@@ -68,29 +69,6 @@ struct tui_term {
     void *ud;
 };
 
-static uint16_t pack_attrs(const VTermScreenCellAttrs *a)
-{
-    return (uint16_t)((a->bold ? TUI_A_BOLD : 0) | (a->underline ? TUI_A_UNDERLINE : 0) |
-                      (a->italic ? TUI_A_ITALIC : 0) | (a->blink ? TUI_A_BLINK : 0) |
-                      (a->reverse ? TUI_A_REVERSE : 0) | (a->strike ? TUI_A_STRIKE : 0));
-}
-
-static void pack_cell(const VTermScreenCell *c, tui_cell *out)
-{
-    bool right_half = c->chars[0] == (uint32_t)-1; /* of a wide character: width 0 here */
-    out->ch = right_half ? 0 : c->chars[0];
-    out->fg = c->fg;
-    out->bg = c->bg;
-    out->attrs = pack_attrs(&c->attrs);
-    out->width = (uint8_t)(right_half ? 0 : c->width > 0 ? c->width : 0);
-}
-
-static bool blank(const tui_cell *c)
-{
-    return (c->ch == 0 || c->ch == ' ') && VTERM_COLOR_IS_DEFAULT_BG(&c->bg) &&
-           !(c->attrs & (TUI_A_REVERSE | TUI_A_UNDERLINE));
-}
-
 static void mark_rows(tui_term *t, int start, int end)
 {
     if (start < 0)
@@ -103,16 +81,9 @@ static void mark_rows(tui_term *t, int start, int end)
         t->any_dirty = true;
 }
 
-static int cb_damage(VTermRect rect, void *user)
+static void cb_damage(int start_row, int end_row, void *user)
 {
-    mark_rows(user, rect.start_row, rect.end_row);
-    return 1;
-}
-
-static int cb_moverect(VTermRect dest, VTermRect src, void *user)
-{
-    mark_rows(user, dest.start_row, dest.end_row);
-    return 1;
+    mark_rows(user, start_row, end_row);
 }
 
 static int cb_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
@@ -158,17 +129,12 @@ static int cb_bell(void *user)
     return 1;
 }
 
-static int cb_resize(int rows, int cols, void *user)
-{
-    return 1;
-}
-
-/* libvterm is about to forget the top line: keep it (recycling the oldest when full). */
-static int cb_sb_pushline(int cols, const VTermScreenCell *cells, void *user)
+/* A line left the top of the screen: keep it (recycling the oldest when full). */
+static void cb_push(const tui_cell *cells, int n, void *user)
 {
     tui_term *t = user;
     if (!t->sb_cap)
-        return 1;
+        return;
     size_t idx;
     if (t->sb_count < t->sb_cap) {
         idx = (t->sb_head + t->sb_count) % t->sb_cap;
@@ -178,71 +144,46 @@ static int cb_sb_pushline(int cols, const VTermScreenCell *cells, void *user)
         t->sb_head = (t->sb_head + 1) % t->sb_cap;
     }
     sb_line *l = &t->sb[idx];
-    int used = cols;
-    tui_cell tmp;
-    while (used > 0) {
-        pack_cell(&cells[used - 1], &tmp);
-        if (!blank(&tmp))
-            break;
-        used--;
+    if (n > l->cap) {
+        l->cells = xrealloc(l->cells, (size_t)n * sizeof *l->cells);
+        l->cap = n;
     }
-    if (used > l->cap) {
-        l->cells = xrealloc(l->cells, (size_t)used * sizeof *l->cells);
-        l->cap = used;
-    }
-    for (int c = 0; c < used; c++)
-        pack_cell(&cells[c], &l->cells[c]);
-    l->cols = used;
-    return 1;
+    memcpy(l->cells, cells, (size_t)n * sizeof *cells);
+    l->cols = n;
 }
 
 /* The screen grew taller: give back the newest scrollback line. */
-static int cb_sb_popline(int cols, VTermScreenCell *cells, void *user)
+static bool cb_pop(tui_cell *cells, int cols, void *user)
 {
     tui_term *t = user;
     if (t->sb_count == 0)
-        return 0;
+        return false;
     size_t idx = (t->sb_head + t->sb_count - 1) % t->sb_cap;
-    sb_line *l = &t->sb[idx];
+    const sb_line *l = &t->sb[idx];
     for (int c = 0; c < cols; c++) {
         memset(&cells[c], 0, sizeof cells[c]);
         cells[c].width = 1;
+        cells[c].fg.type = VTERM_COLOR_DEFAULT_FG;
+        cells[c].bg.type = VTERM_COLOR_DEFAULT_BG;
         if (c < l->cols) {
-            cells[c].chars[0] = l->cells[c].ch;
-            cells[c].width = (char)(l->cells[c].width ? l->cells[c].width : 1);
+            cells[c] = l->cells[c];
             if (cells[c].width == 2 && c + 1 >= cols) { /* half of it would not fit */
-                cells[c].chars[0] = ' ';
-                cells[c].width = 1;
-            } else if (l->cells[c].width == 0) {
-                cells[c].chars[0] = (uint32_t)-1; /* the right half of a wide one */
+                cells[c].ch = ' ';
                 cells[c].width = 1;
             }
-            cells[c].fg = l->cells[c].fg;
-            cells[c].bg = l->cells[c].bg;
-            cells[c].attrs.bold = !!(l->cells[c].attrs & TUI_A_BOLD);
-            cells[c].attrs.underline = !!(l->cells[c].attrs & TUI_A_UNDERLINE);
-            cells[c].attrs.italic = !!(l->cells[c].attrs & TUI_A_ITALIC);
-            cells[c].attrs.reverse = !!(l->cells[c].attrs & TUI_A_REVERSE);
-        } else {
-            vterm_color_indexed(&cells[c].fg, 7);
-            cells[c].fg.type |= VTERM_COLOR_DEFAULT_FG;
-            vterm_color_indexed(&cells[c].bg, 0);
-            cells[c].bg.type |= VTERM_COLOR_DEFAULT_BG;
         }
     }
     t->sb_count--;
-    return 1;
+    return true;
 }
 
-static const VTermScreenCallbacks callbacks = {
+static const tui_screen_host screen_host = {
     .damage = cb_damage,
-    .moverect = cb_moverect,
+    .push = cb_push,
+    .pop = cb_pop,
     .movecursor = cb_movecursor,
     .settermprop = cb_settermprop,
     .bell = cb_bell,
-    .resize = cb_resize,
-    .sb_pushline = cb_sb_pushline,
-    .sb_popline = cb_sb_popline,
 };
 
 static void output_cb(const char *s, size_t len, void *user)
@@ -266,15 +207,11 @@ tui_term *tui_term_new(int rows, int cols, size_t scrollback, tui_term_output_fn
     t->vt = vterm_new(t->rows, t->cols);
     vterm_set_utf8(t->vt, 1);
     vterm_output_set_callback(t->vt, output_cb, t);
-    t->vs = vterm_obtain_screen(t->vt);
-    vterm_screen_enable_altscreen(t->vs, 1);
-    vterm_screen_set_callbacks(t->vs, &callbacks, t);
-    vterm_screen_set_damage_merge(t->vs, VTERM_DAMAGE_SCROLL);
-    vterm_screen_reset(t->vs, 1);
+    t->scr = tui_screen_new(t->vt, &screen_host, t);
+    vterm_state_reset(vterm_obtain_state(t->vt), 1);
     /* libvterm 0.1.4 loops forever on REP (CSI b) before any character was printed, so a
      * program printing "\033[b" first would hang us: print one blank and return. */
     vterm_input_write(t->vt, " \r", 2);
-    vterm_screen_flush_damage(t->vs);
     t->shape_chosen = false; /* the reset's shape is not the program's choice */
     tui_term_mark_all_dirty(t);
     return t;
@@ -285,6 +222,7 @@ void tui_term_free(tui_term *t)
     if (!t)
         return;
     vterm_free(t->vt);
+    tui_screen_free(t->scr);
     free(t->feed_buf);
     for (size_t i = 0; i < t->sb_cap; i++)
         free(t->sb[i].cells);
@@ -623,7 +561,6 @@ void tui_term_feed(tui_term *t, const char *data, size_t len)
     }
     if (n)
         vterm_input_write(t->vt, t->feed_buf, n);
-    vterm_screen_flush_damage(t->vs);
 }
 
 /* Sequences of our own into libvterm between the program's. A string the program has open
@@ -681,7 +618,6 @@ void tui_term_resize(tui_term *t, int rows, int cols)
         inject(t, reset_region, sizeof reset_region - 1);
         clamp_cursor(t);
     }
-    vterm_screen_flush_damage(t->vs);
     tui_term_mark_all_dirty(t);
 }
 
@@ -757,12 +693,7 @@ bool tui_term_cell(tui_term *t, size_t line, int col, tui_cell *out)
     size_t row = line - t->sb_count;
     if (row >= (size_t)t->rows)
         return false;
-    VTermScreenCell c;
-    VTermPos pos = {.row = (int)row, .col = col};
-    if (!vterm_screen_get_cell(t->vs, pos, &c))
-        return false;
-    pack_cell(&c, out);
-    return true;
+    return tui_screen_cell(t->scr, (int)row, col, out);
 }
 
 size_t tui_term_line_text(tui_term *t, size_t line, char *buf, size_t len)
@@ -833,8 +764,11 @@ void tui_term_mark_all_dirty(tui_term *t)
 
 void tui_term_cursor(const tui_term *t, int *row, int *col, bool *visible, int *shape)
 {
-    *row = t->cursor.row;
-    *col = t->cursor.col;
+    /* libvterm does not always report a move (DECSLRM homes the cursor silently) */
+    VTermPos pos;
+    vterm_state_get_cursorpos(vterm_obtain_state(t->vt), &pos);
+    *row = pos.row;
+    *col = pos.col;
     *visible = t->cursor_visible;
     *shape = 0;
     if (t->shape_chosen) { /* as DECSCUSR: 1-2 block, 3-4 underline, 5-6 bar, odd = blinking */
@@ -912,7 +846,9 @@ char *tui_term_snapshot(tui_term *t)
             sm_strbuf_append(&b, n > 0 ? mb : " ", n > 0 ? (size_t)n : 1);
         }
     }
-    sm_strbuf_printf(&b, "\033[0m\033[%d;%dH", t->cursor.row + 1, t->cursor.col + 1);
+    VTermPos pos;
+    vterm_state_get_cursorpos(vterm_obtain_state(t->vt), &pos);
+    sm_strbuf_printf(&b, "\033[0m\033[%d;%dH", pos.row + 1, pos.col + 1);
     return sm_strbuf_take(&b);
 }
 
