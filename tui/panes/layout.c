@@ -122,7 +122,14 @@ void tui_panes_draw(tui_app *app, bool only_dirty, const char *scroll_hints)
         mvvline(r.y, r.x - 1, ACS_VLINE, r.h);
         attroff(tui_attr(TH_BORDER));
     }
-    /* the hardware cursor sits where the focused program's cursor is, in its shape */
+    tui_panes_place_cursor(app);
+}
+
+/* The hardware cursor sits where the focused program's cursor is, in its shape; hidden when
+ * the program hides it or the dashboard has the keyboard. Called last in a frame, after
+ * anything else drawn moved curses' cursor. */
+void tui_panes_place_cursor(tui_app *app)
+{
     tui_pane *f = tui_focused(app);
     int row, col, shape = 0;
     bool visible;
