@@ -3,6 +3,7 @@
  * budget, recording it, and closing or detaching it. */
 #include "tui/panes/panes.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,6 +302,24 @@ void tui_panes_send(tui_pane *p, const char *data, size_t len)
     pane_write(data, len, p);
 }
 
+/* Where recordings go: $SANDMAN_RECORD_DIR, else $XDG_DATA_HOME/sandman/recordings, else
+ * ~/.local/share/sandman/recordings (never the directory sandman was started from). */
+static bool record_dir(char *buf, size_t len)
+{
+    const char *env = getenv("SANDMAN_RECORD_DIR"), *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (env && *env)
+        n = snprintf(buf, len, "%s", env);
+    else if (xdg && *xdg == '/')
+        n = snprintf(buf, len, "%s/sandman/recordings", xdg);
+    else if (home && *home == '/')
+        n = snprintf(buf, len, "%s/.local/share/sandman/recordings", home);
+    else
+        return false;
+    return n > 0 && (size_t)n < len;
+}
+
 void tui_panes_record(tui_app *app, tui_pane *p)
 {
     if (sm_cast_is_open(&p->cast)) {
@@ -308,14 +327,22 @@ void tui_panes_record(tui_app *app, tui_pane *p)
         tui_status(app, false, "recording saved to %s", p->cast_path);
         return;
     }
-    const char *dir = getenv("SANDMAN_RECORD_DIR");
+    char dir[400];
+    if (!record_dir(dir, sizeof dir)) {
+        tui_status(app, true, "cannot record: set SANDMAN_RECORD_DIR, XDG_DATA_HOME or HOME");
+        return;
+    }
+    if (sm_mkdir_p(dir, 0700) != 0) {
+        tui_status(app, true, "cannot record: cannot create %s: %s", dir, strerror(errno));
+        return;
+    }
     char stamp[32];
     sm_format_time(sm_now_wall(), stamp, sizeof stamp);
     for (char *c = stamp; *c; c++)
         if (*c == ':' || *c == '.')
             *c = '-';
-    snprintf(p->cast_path, sizeof p->cast_path, "%s/sandman-%.12s-%s.cast", dir && *dir ? dir : ".",
-             p->sandbox_id, stamp);
+    snprintf(p->cast_path, sizeof p->cast_path, "%s/sandman-%.12s-%s.cast", dir, p->sandbox_id,
+             stamp);
     int rows, cols;
     tui_term_size(p->term, &rows, &cols);
     sm_error err;
