@@ -309,6 +309,36 @@ static void test_random_streams_match_libvterm(void **state)
     }
 }
 
+/* Combining characters stay on their cell, on the screen, in scrollback, in the text search
+ * reads and in a snapshot: decomposed é and ñ, an emoji's variation selector, a joiner. */
+static void test_combining_characters_kept(void **state)
+{
+    (void)state;
+    static const char text[] = "cafe\xcc\x81 n\xcc\x83 \xe2\x9d\xa4\xef\xb8\x8f a\xe2\x80\x8d";
+    tui_term *t = tui_term_new(5, 40, 100, NULL, NULL);
+    tui_term_feed(t, text, strlen(text));
+    size_t sb = tui_term_sb_count(t);
+    tui_cell c;
+    assert_true(tui_term_cell(t, sb, 3, &c));
+    assert_int_equal(c.ch, 'e');
+    assert_int_equal(c.comb[0], 0x301);
+    assert_int_equal(c.comb[1], 0);
+    assert_true(tui_term_cell(t, sb, 4, &c));
+    assert_int_equal(c.ch, ' '); /* the accent took no column */
+    char line[256];
+    tui_term_line_text(t, sb, line, sizeof line);
+    assert_string_equal(line, text);
+    assert_int_equal(tui_term_text_col(t, sb, strlen("cafe\xcc\x81 ")), 5);
+    char *snap = tui_term_snapshot(t);
+    assert_non_null(strstr(snap, "cafe\xcc\x81 n\xcc\x83"));
+    free(snap);
+    tui_term_feed(t, "\r\n\r\n\r\n\r\n\r\n", 10); /* into scrollback */
+    assert_int_equal(tui_term_sb_count(t), sb + 1);
+    tui_term_line_text(t, 0, line, sizeof line);
+    assert_string_equal(line, text);
+    tui_term_free(t);
+}
+
 /* Output that crashes or hangs libvterm 0.1.4 on its own is made harmless first. */
 static void test_hostile_output(void **state)
 {
@@ -551,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_recorded_sessions_match_libvterm),
         cmocka_unit_test(test_scrollback_matches_a_tall_screen),
         cmocka_unit_test(test_random_streams_match_libvterm),
+        cmocka_unit_test(test_combining_characters_kept),
         cmocka_unit_test(test_hostile_output),
         cmocka_unit_test(test_snapshot_redraws_the_screen),
         cmocka_unit_test(test_ring_recycles_at_capacity),

@@ -92,6 +92,11 @@ static void pack(const tui_screen *s, const srow *r, int col, tui_cell *out)
     const scell *c = cell_r(r, col);
     bool right_half = c->chars[0] == RIGHT_HALF;
     out->ch = right_half ? 0 : c->chars[0];
+    for (int i = 0; i < TUI_CELL_COMBINING; i++)
+        out->comb[i] = !right_half && c->chars[0] && (i == 0 || out->comb[i - 1]) &&
+                               i + 1 < VTERM_MAX_CHARS_PER_CELL
+                           ? c->chars[i + 1]
+                           : 0;
     out->fg = c->pen.fg;
     out->bg = c->pen.bg;
     out->attrs = c->pen.attrs;
@@ -384,7 +389,9 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
                 const tui_cell *p = &s->packed[col];
                 scell *c = &r->c[col];
                 c->chars[0] = p->width == 0 ? RIGHT_HALF : p->ch;
-                c->chars[1] = 0;
+                for (int i = 0; i < TUI_CELL_COMBINING; i++)
+                    c->chars[i + 1] = p->width == 0 ? 0 : p->comb[i];
+                c->chars[TUI_CELL_COMBINING + 1] = 0;
                 c->pen.fg = p->fg;
                 c->pen.bg = p->bg;
                 c->pen.attrs = s->global_reverse ? p->attrs ^ TUI_A_REVERSE : p->attrs;

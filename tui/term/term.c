@@ -1,6 +1,7 @@
 /* The terminal model: libvterm screen, scrollback ring, dirty rows, search. */
 #include "tui/term/term.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -696,25 +697,39 @@ bool tui_term_cell(tui_term *t, size_t line, int col, tui_cell *out)
     return tui_screen_cell(t->scr, (int)row, col, out);
 }
 
+#define CELL_UTF8_MAX ((TUI_CELL_COMBINING + 1) * 4)
+
+/* A cell's text as UTF-8: its character (a blank as a space) and the combining ones on it. */
+static size_t cell_utf8(const tui_cell *cell, char *out)
+{
+    size_t n = 0;
+    for (int i = -1; i < TUI_CELL_COMBINING; i++) {
+        uint32_t ch = i < 0 ? (cell->ch ? cell->ch : ' ') : cell->comb[i];
+        if (i >= 0 && (!ch || !cell->ch))
+            break;
+        char mb[MB_LEN_MAX];
+        int k = wctomb(mb, (wchar_t)ch);
+        if (k <= 0 || k > 4) {
+            mb[0] = '?';
+            k = 1;
+        }
+        memcpy(out + n, mb, (size_t)k);
+        n += (size_t)k;
+    }
+    return n;
+}
+
 size_t tui_term_line_text(tui_term *t, size_t line, char *buf, size_t len)
 {
     size_t used = 0, last_nonblank = 0;
-    for (int c = 0; c < t->cols && used + 8 < len; c++) {
+    for (int c = 0; c < t->cols && used + CELL_UTF8_MAX < len; c++) {
         tui_cell cell;
         if (!tui_term_cell(t, line, c, &cell))
             break;
         if (cell.width == 0 && cell.ch == 0)
             continue; /* right half of a wide character */
-        uint32_t ch = cell.ch ? cell.ch : ' ';
-        char mb[8];
-        int n = wctomb(mb, (wchar_t)ch);
-        if (n <= 0) {
-            mb[0] = '?';
-            n = 1;
-        }
-        memcpy(buf + used, mb, (size_t)n);
-        used += (size_t)n;
-        if (ch != ' ')
+        used += cell_utf8(&cell, buf + used);
+        if (cell.ch && cell.ch != ' ')
             last_nonblank = used;
     }
     buf[last_nonblank] = '\0';
@@ -733,9 +748,8 @@ int tui_term_text_col(tui_term *t, size_t line, size_t offset)
             continue;
         if (used >= offset)
             return c;
-        char mb[8];
-        int n = wctomb(mb, (wchar_t)(cell.ch ? cell.ch : ' '));
-        used += n > 0 ? (size_t)n : 1;
+        char mb[CELL_UTF8_MAX];
+        used += cell_utf8(&cell, mb);
     }
     return c;
 }
@@ -841,9 +855,8 @@ char *tui_term_snapshot(tui_term *t)
                 prev = cell;
                 have = true;
             }
-            char mb[8];
-            int n = wctomb(mb, (wchar_t)(cell.ch ? cell.ch : ' '));
-            sm_strbuf_append(&b, n > 0 ? mb : " ", n > 0 ? (size_t)n : 1);
+            char mb[CELL_UTF8_MAX];
+            sm_strbuf_append(&b, mb, cell_utf8(&cell, mb));
         }
     }
     VTermPos pos;

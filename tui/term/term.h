@@ -19,9 +19,13 @@
 #define TUI_TERM_MIN_COLS 10
 #define TUI_TERM_MIN_ROWS 4
 
-/* A compact cell for scrollback (the screen keeps libvterm's own). */
+#define TUI_CELL_COMBINING 3 /* combining characters kept after a cell's first code point */
+
+/* A cell as the renderer, scrollback and search see it. */
 typedef struct tui_cell {
-    uint32_t ch; /* first code point; 0 = blank */
+    uint32_t ch;                       /* first code point; 0 = blank */
+    uint32_t comb[TUI_CELL_COMBINING]; /* combining characters on ch (accents, variation
+                                        * selectors, joiners); 0 after the last */
     VTermColor fg, bg;
     uint16_t attrs; /* TUI_A_* */
     uint8_t width;

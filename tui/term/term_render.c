@@ -130,6 +130,8 @@ static void draw_row(tui_term *t, size_t line, int y, int x, int w, bool highlig
         if (wc < 32 || wc == 127)
             wc = L' ';
         run[nrun++] = wc;
+        for (int i = 0; i < TUI_CELL_COMBINING && c.comb[i] && wc != L' '; i++)
+            run[nrun++] = (wchar_t)c.comb[i]; /* curses puts them on the cell before */
         sx += cw;
         col += cw;
     }
