@@ -339,6 +339,41 @@ static void test_combining_characters_kept(void **state)
     tui_term_free(t);
 }
 
+static uint16_t attrs_at(tui_term *t, int col)
+{
+    tui_cell c;
+    assert_true(tui_term_cell(t, tui_term_sb_count(t), col, &c));
+    return c.attrs;
+}
+
+/* SGR as the standard (ECMA-48, and xterm for 58) says, where libvterm 0.1.4 does not: 58's
+ * arguments are no attributes of their own (58;5;n turned on blink), dim, conceal and
+ * overline are kept, 22/28/55 and 0 end them, and the rest still reaches libvterm. */
+static void test_sgr_beyond_libvterm(void **state)
+{
+    (void)state;
+    tui_term *t = tui_term_new(5, 40, 10, NULL, NULL);
+    static const char s[] = "a\033[58;5;196mb\033[58;2;1;2;3;1mc\033[0;2md\033[22;8me"
+                            "\033[28;53mf\033[55;38;5;9;58:5:4;4mg\033[2m\033[mh\033[4:3mi";
+    tui_term_feed(t, s, strlen(s));
+    assert_int_equal(attrs_at(t, 0), 0);
+    assert_int_equal(attrs_at(t, 1), 0);          /* 58;5;196: no blink */
+    assert_int_equal(attrs_at(t, 2), TUI_A_BOLD); /* the 1 after 58's colour */
+    assert_int_equal(attrs_at(t, 3), TUI_A_DIM);
+    assert_int_equal(attrs_at(t, 4), TUI_A_CONCEAL);
+    assert_int_equal(attrs_at(t, 5), TUI_A_OVERLINE);
+    assert_int_equal(attrs_at(t, 6), TUI_A_UNDERLINE);
+    tui_cell c;
+    assert_true(tui_term_cell(t, tui_term_sb_count(t), 6, &c));
+    assert_true(VTERM_COLOR_IS_INDEXED(&c.fg) && c.fg.indexed.idx == 9);
+    assert_int_equal(attrs_at(t, 7), 0); /* CSI m resets ours too */
+    assert_int_equal(attrs_at(t, 8), TUI_A_UNDERLINE);
+    char *snap = tui_term_snapshot(t);
+    assert_non_null(strstr(snap, ";2;39;49md"));
+    free(snap);
+    tui_term_free(t);
+}
+
 /* Output that crashes or hangs libvterm 0.1.4 on its own is made harmless first. */
 static void test_hostile_output(void **state)
 {
@@ -582,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_scrollback_matches_a_tall_screen),
         cmocka_unit_test(test_random_streams_match_libvterm),
         cmocka_unit_test(test_combining_characters_kept),
+        cmocka_unit_test(test_sgr_beyond_libvterm),
         cmocka_unit_test(test_hostile_output),
         cmocka_unit_test(test_snapshot_redraws_the_screen),
         cmocka_unit_test(test_ring_recycles_at_capacity),

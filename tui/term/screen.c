@@ -107,6 +107,16 @@ static void pack(const tui_screen *s, const srow *r, int col, tui_cell *out)
                                                                                    : 1;
 }
 
+uint16_t tui_screen_extra(const tui_screen *s)
+{
+    return s->pen.attrs & TUI_A_EXTRA;
+}
+
+void tui_screen_set_extra(tui_screen *s, uint16_t attrs)
+{
+    s->pen.attrs = (uint16_t)((s->pen.attrs & ~TUI_A_EXTRA) | (attrs & TUI_A_EXTRA));
+}
+
 bool tui_screen_cell(const tui_screen *s, int row, int col, tui_cell *out)
 {
     if (row < 0 || row >= s->rows || col < 0 || col >= s->cols)

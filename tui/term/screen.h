@@ -32,6 +32,11 @@ typedef struct tui_screen_host {
 tui_screen *tui_screen_new(VTerm *vt, const tui_screen_host *host, void *ud);
 void tui_screen_free(tui_screen *s);
 
+/* The pen's TUI_A_EXTRA attributes, which libvterm does not know (set by term.c's SGR filter
+ * between libvterm's writes). */
+uint16_t tui_screen_extra(const tui_screen *s);
+void tui_screen_set_extra(tui_screen *s, uint16_t attrs);
+
 /* A screen cell packed as scrollback cells are; false outside the screen. */
 bool tui_screen_cell(const tui_screen *s, int row, int col, tui_cell *out);
 

@@ -302,6 +302,93 @@ static void out_csi(const rep_filter *f, char **out, size_t *n, size_t *cap)
     }
 }
 
+/* SGR: CSI, parameters only, m. */
+static bool is_sgr(const rep_filter *f)
+{
+    if (f->seq_len < 3 || f->seq[1] != '[' || f->seq[f->seq_len - 1] != 'm')
+        return false;
+    for (size_t i = 2; i + 1 < f->seq_len; i++)
+        if ((f->seq[i] < '0' || f->seq[i] > '9') && f->seq[i] != ';' && f->seq[i] != ':')
+            return false;
+    return true;
+}
+
+static int first_number(const char *s, size_t len)
+{
+    int v = 0;
+    for (size_t i = 0; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+        v = v > 9999 ? v : v * 10 + (s[i] - '0');
+    return v;
+}
+
+/* An SGR with what libvterm 0.1.4 gets wrong done here. It takes the arguments of 58/59
+ * (underline colour, which it does not know) for attributes of their own (58;5;n turned on
+ * blink), so those go with their arguments; it has no dim, conceal or overline, so 2/22, 8/28
+ * and 53/55 set our pen's extras (libvterm gets 22 still, which ends bold too). The text
+ * before a change of extras goes to libvterm first, so it keeps the old ones. */
+static void out_sgr(tui_term *t, char **out, size_t *n, size_t *cap)
+{
+    const rep_filter *f = &t->filter;
+    size_t start[MAX_CSI_PARAMS + 1], len[MAX_CSI_PARAMS + 1];
+    int ng = 0;
+    for (size_t i = 2; ng <= MAX_CSI_PARAMS;) {
+        size_t j = i;
+        while (j + 1 < f->seq_len && f->seq[j] != ';')
+            j++;
+        start[ng] = i;
+        len[ng++] = j - i;
+        if (j + 1 >= f->seq_len)
+            break;
+        i = j + 1;
+    }
+    rep_filter sgr = {.seq = "\033["};
+    sgr.seq_len = 2;
+    uint16_t extra = tui_screen_extra(t->scr);
+    bool any = false;
+    for (int g = 0; g < ng; g++) {
+        const char *p = f->seq + start[g];
+        int v = first_number(p, len[g]);
+        int span = 1;
+        if ((v == 38 || v == 48 || v == 58) && !memchr(p, ':', len[g]) && g + 1 < ng) {
+            int kind = first_number(f->seq + start[g + 1], len[g + 1]);
+            span = kind == 5 ? 3 : kind == 2 ? 5 : 2;
+            if (g + span > ng)
+                span = ng - g;
+        }
+        bool keep = v != 58 && v != 59;
+        switch (v) {
+        case 0: extra = 0; break;
+        case 2: extra |= TUI_A_DIM; break;
+        case 22: extra &= (uint16_t)~TUI_A_DIM; break;
+        case 8: extra |= TUI_A_CONCEAL; break;
+        case 28: extra &= (uint16_t)~TUI_A_CONCEAL; break;
+        case 53: extra |= TUI_A_OVERLINE; break;
+        case 55: extra &= (uint16_t)~TUI_A_OVERLINE; break;
+        default: break;
+        }
+        keep = keep && v != 2 && v != 8 && v != 28 && v != 53 && v != 55;
+        if (keep) {
+            size_t from = start[g], to = start[g + span - 1] + len[g + span - 1];
+            if (any)
+                sgr.seq[sgr.seq_len++] = ';';
+            memcpy(sgr.seq + sgr.seq_len, f->seq + from, to - from);
+            sgr.seq_len += to - from;
+            any = true;
+        }
+        g += span - 1;
+    }
+    if (extra != tui_screen_extra(t->scr)) {
+        if (*n)
+            vterm_input_write(t->vt, *out, *n);
+        *n = 0;
+        tui_screen_set_extra(t->scr, extra);
+    }
+    if (!any)
+        return; /* nothing for libvterm (an empty SGR would reset its pen) */
+    sgr.seq[sgr.seq_len++] = 'm';
+    out_csi(&sgr, out, n, cap);
+}
+
 static bool is_rqss(const rep_filter *f)
 {
     return f->seq_len >= 4 && !memcmp(f->seq + 2, "$q", 2);
@@ -503,6 +590,8 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
             out_append(out, n, cap, f->seq, f->seq_len);
         else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_rep(f))
             expand_rep(t, out, n, cap);
+        else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_sgr(f))
+            out_sgr(t, out, n, cap);
         else if (f->state == F_CSI && params < MAX_CSI_PARAMS)
             out_csi(f, out, n, cap);
         f->seq_len = 0;
@@ -849,6 +938,12 @@ char *tui_term_snapshot(tui_term *t)
                     sm_strbuf_puts(&b, ";7");
                 if (cell.attrs & TUI_A_STRIKE)
                     sm_strbuf_puts(&b, ";9");
+                if (cell.attrs & TUI_A_DIM)
+                    sm_strbuf_puts(&b, ";2");
+                if (cell.attrs & TUI_A_CONCEAL)
+                    sm_strbuf_puts(&b, ";8");
+                if (cell.attrs & TUI_A_OVERLINE)
+                    sm_strbuf_puts(&b, ";53");
                 sgr_color(&b, &cell.fg, true);
                 sgr_color(&b, &cell.bg, false);
                 sm_strbuf_puts(&b, "m");

@@ -38,7 +38,12 @@ enum {
     TUI_A_BLINK = 1 << 3,
     TUI_A_REVERSE = 1 << 4,
     TUI_A_STRIKE = 1 << 5,
+    /* ours, not libvterm 0.1.4's (its SGR parser ignores them; term.c keeps them) */
+    TUI_A_DIM = 1 << 6,
+    TUI_A_CONCEAL = 1 << 7,
+    TUI_A_OVERLINE = 1 << 8,
 };
+#define TUI_A_EXTRA (TUI_A_DIM | TUI_A_CONCEAL | TUI_A_OVERLINE)
 
 typedef struct tui_term tui_term;
 
