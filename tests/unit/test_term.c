@@ -374,6 +374,46 @@ static void test_sgr_beyond_libvterm(void **state)
     tui_term_free(t);
 }
 
+/* vttest-style checks against what DEC's standard says (not libvterm, which gets them wrong):
+ * DECSC saves the character sets with the cursor and DECRC restores them (vttest's "save/restore
+ * cursor" screen prints line-drawing after a restore), and DECCOLM clears the screen, homes the
+ * cursor and resets the margins. */
+static void test_decsc_charsets_and_deccolm(void **state)
+{
+    (void)state;
+    tui_term *t = tui_term_new(24, 80, 10, NULL, NULL);
+    static const char g0[] = "\033(0\0337\033(B\0338qx\r\n";
+    tui_term_feed(t, g0, strlen(g0));
+    tui_cell c;
+    size_t sb = tui_term_sb_count(t);
+    assert_true(tui_term_cell(t, sb, 0, &c));
+    assert_int_equal(c.ch, 0x2500); /* q in DEC special graphics: a horizontal line */
+    assert_true(tui_term_cell(t, sb, 1, &c));
+    assert_int_equal(c.ch, 0x2502);
+    static const char g1[] = "\033(B\033)0\016\0337\017\0338q\017q";
+    tui_term_feed(t, g1, strlen(g1));
+    assert_true(tui_term_cell(t, sb + 1, 0, &c));
+    assert_int_equal(c.ch, 0x2500); /* SO (G1 in GL) came back with the cursor */
+    assert_true(tui_term_cell(t, sb + 1, 1, &c));
+    assert_int_equal(c.ch, 'q');
+    static const char col[] = "\033[3;10r\033[5;5Hborder\033[?3h";
+    tui_term_feed(t, col, strlen(col));
+    char text[128];
+    for (int r = 0; r < 24; r++) {
+        tui_term_line_text(t, tui_term_sb_count(t) + (size_t)r, text, sizeof text);
+        assert_string_equal(text, "");
+    }
+    int row, cl, shape;
+    bool vis;
+    tui_term_cursor(t, &row, &cl, &vis, &shape);
+    assert_int_equal(row, 0);
+    assert_int_equal(cl, 0);
+    tui_term_feed(t, "\033[24;1Hlast\n", 12); /* the margins are the whole screen again */
+    tui_term_line_text(t, tui_term_sb_count(t) + 22, text, sizeof text);
+    assert_string_equal(text, "last");
+    tui_term_free(t);
+}
+
 /* Output that crashes or hangs libvterm 0.1.4 on its own is made harmless first. */
 static void test_hostile_output(void **state)
 {
@@ -618,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_random_streams_match_libvterm),
         cmocka_unit_test(test_combining_characters_kept),
         cmocka_unit_test(test_sgr_beyond_libvterm),
+        cmocka_unit_test(test_decsc_charsets_and_deccolm),
         cmocka_unit_test(test_hostile_output),
         cmocka_unit_test(test_snapshot_redraws_the_screen),
         cmocka_unit_test(test_ring_recycles_at_capacity),

@@ -44,6 +44,10 @@ typedef struct rep_filter {
     char utf[8]; /* a UTF-8 character being collected */
     size_t utf_len, utf_need;
     bool dcs_drop; /* the DCS being held is no DECRQSS, or outgrew seq: dropped */
+    /* G0 and G1 ('B' = ASCII when 0) and which one is in GL, as DECSC saves them with the
+     * cursor and DECRC restores them (libvterm 0.1.4 saves neither) */
+    char g[2], saved_g[2];
+    int gl, saved_gl;
 } rep_filter;
 
 struct tui_term {
@@ -405,6 +409,63 @@ static bool rqss_known(const rep_filter *f)
 
 static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap);
 
+static void save_charsets(rep_filter *f)
+{
+    memcpy(f->saved_g, f->g, sizeof f->g);
+    f->saved_gl = f->gl;
+}
+
+/* After libvterm's own DECRC: the character sets saved with the cursor, designated again. */
+static void restore_charsets(rep_filter *f, char **out, size_t *n, size_t *cap)
+{
+    memcpy(f->g, f->saved_g, sizeof f->g);
+    f->gl = f->saved_gl;
+    char seq[8] = {0x1B,
+                   '(',
+                   f->g[0] ? f->g[0] : 'B',
+                   0x1B,
+                   ')',
+                   f->g[1] ? f->g[1] : 'B',
+                   f->gl ? 0x0E : 0x0F};
+    out_append(out, n, cap, seq, 7);
+}
+
+/* A private mode (CSI ? ... h/l) with this number among its parameters. */
+static bool private_mode(const rep_filter *f, int mode)
+{
+    if (f->seq_len < 4 || f->seq[1] != '[' || f->seq[2] != '?' ||
+        (f->seq[f->seq_len - 1] != 'h' && f->seq[f->seq_len - 1] != 'l'))
+        return false;
+    for (size_t i = 3; i + 1 < f->seq_len;) {
+        size_t j = i;
+        while (j + 1 < f->seq_len && f->seq[j] != ';')
+            j++;
+        if (j > i && first_number(f->seq + i, j - i) == mode && j - i < 6)
+            return true;
+        i = j + 1;
+    }
+    return false;
+}
+
+/* What libvterm 0.1.4 leaves out of a few sequences, added after them: DECCOLM (80/132
+ * columns; the pane keeps its width) clears the screen, homes the cursor and resets the
+ * margins, as the standard says; saving and restoring the cursor (DECSC/DECRC, modes 1048 and
+ * 1049) takes the character sets along. */
+static void after_csi(rep_filter *f, char **out, size_t *n, size_t *cap)
+{
+    bool set = f->seq[f->seq_len - 1] == 'h';
+    if (private_mode(f, 3)) {
+        static const char clear[] = "\033[r\033[H\033[2J";
+        out_append(out, n, cap, clear, sizeof clear - 1);
+    }
+    if (private_mode(f, 1048) || private_mode(f, 1049)) {
+        if (set)
+            save_charsets(f);
+        else
+            restore_charsets(f, out, n, cap);
+    }
+}
+
 /* The held DCS ended with terminator: a known DECRQSS goes whole to libvterm (in one
  * write), another is answered here, any other DCS is dropped. */
 static void dcs_end(tui_term *t, const char *terminator, char **out, size_t *n, size_t *cap)
@@ -510,6 +571,8 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
             out_append(out, n, cap, UTF8_REPLACEMENT, sizeof UTF8_REPLACEMENT - 1);
         } else {
             out_append(out, n, cap, &ch, 1);
+            if (c == 0x0E || c == 0x0F) /* SO, SI: G1 or G0 into GL */
+                f->gl = c == 0x0E;
             if (c >= 0x20 && c < 0x7F) {
                 f->last[0] = ch;
                 f->last_len = 1;
@@ -560,6 +623,15 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
                 f->state = F_ESC_INTER;
             } else {
                 out_append(out, n, cap, f->seq, f->seq_len);
+                if (c == '7')
+                    save_charsets(f);
+                else if (c == '8')
+                    restore_charsets(f, out, n, cap);
+                else if (c == 'c') { /* RIS: ASCII everywhere */
+                    memset(f->g, 0, sizeof f->g);
+                    f->gl = 0;
+                    save_charsets(f);
+                }
                 f->seq_len = 0;
                 f->state = F_GROUND;
             }
@@ -586,14 +658,18 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
         int params = 0;
         for (size_t i = csi_params(f); i < f->seq_len; i++)
             params += f->seq[i] == ';' || f->seq[i] == ':';
-        if (f->state == F_ESC_INTER)
+        if (f->state == F_ESC_INTER) {
             out_append(out, n, cap, f->seq, f->seq_len);
-        else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_rep(f))
+            if (f->seq_len == 3 && (f->seq[1] == '(' || f->seq[1] == ')'))
+                f->g[f->seq[1] == ')'] = f->seq[2];
+        } else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_rep(f))
             expand_rep(t, out, n, cap);
         else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_sgr(f))
             out_sgr(t, out, n, cap);
-        else if (f->state == F_CSI && params < MAX_CSI_PARAMS)
+        else if (f->state == F_CSI && params < MAX_CSI_PARAMS) {
             out_csi(f, out, n, cap);
+            after_csi(f, out, n, cap);
+        }
         f->seq_len = 0;
         f->state = F_GROUND;
         return;
@@ -631,7 +707,8 @@ void tui_term_feed(tui_term *t, const char *data, size_t len)
         /* plain ASCII outside any sequence goes through in one copy */
         if (f->state == F_GROUND && !f->utf_need) {
             size_t j = i;
-            while (j < len && (unsigned char)data[j] < 0x80 && data[j] != 0x1B)
+            while (j < len && (unsigned char)data[j] < 0x80 && data[j] != 0x1B && data[j] != 0x0E &&
+                   data[j] != 0x0F)
                 j++;
             if (j > i) {
                 out_append(&t->feed_buf, &n, &t->feed_cap, data + i, j - i);
