@@ -27,6 +27,7 @@ struct tui_pane {
     sm_pty *pty;
     uv_poll_t poll;
     bool polling;
+    uv_timer_t pause; /* a background pane rests while the user types elsewhere */
     char sandbox_id[72];
     char label[64];
     bool exited;

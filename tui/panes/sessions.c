@@ -18,6 +18,13 @@
  * The poll is level-triggered, so the rest is read on the next pass of the loop. */
 #define DRAIN_BUDGET   (1u << 20)
 #define DRAIN_BUDGET_S 0.004
+/* While keys go to one terminal, another one's output is read in turns of one drain budget
+ * and a rest of PAUSE_MS: a flood elsewhere then waits in its pty (its program slows down)
+ * instead of taking the CPU and the sandbox's relay from the echo the user waits for. */
+#define TYPING_S 0.5
+#define PAUSE_MS 20
+
+static double last_key; /* when a key last went to a terminal */
 
 /* ---- opening a session on the work queue --------------------------------------------- */
 
@@ -131,6 +138,8 @@ static void open_done(uv_work_t *req, int status)
     p->term = tui_term_new(j->rows, j->cols, TUI_TERM_SCROLLBACK, pane_write, p);
     uv_poll_init(app->loop, &p->poll, sm_pty_fd(p->pty));
     p->poll.data = p;
+    uv_timer_init(app->loop, &p->pause);
+    p->pause.data = p;
     uv_poll_start(&p->poll, UV_READABLE, on_pty);
     p->polling = true;
     int idx = app->npanes++;
@@ -208,6 +217,17 @@ static bool urgent_pending(tui_app *app, tui_pane *self)
     return poll(pf, 2, 0) > 0;
 }
 
+static void on_pty(uv_poll_t *h, int status, int events);
+
+static void resume(uv_timer_t *h)
+{
+    tui_pane *p = h->data;
+    if (!p->exited && !p->polling) {
+        uv_poll_start(&p->poll, UV_READABLE, on_pty);
+        p->polling = true;
+    }
+}
+
 static void on_pty(uv_poll_t *h, int status, int events)
 {
     tui_pane *p = h->data;
@@ -236,6 +256,11 @@ static void on_pty(uv_poll_t *h, int status, int events)
         tui_term_feed(p->term, buf, got);
         sm_cast_output(&p->cast, buf, got);
         total += got;
+    }
+    if (!focused && total >= 4096 && sm_now_mono() - last_key < TYPING_S && p->polling) {
+        uv_poll_stop(&p->poll); /* more is waiting: it waits a little longer */
+        p->polling = false;
+        uv_timer_start(&p->pause, resume, PAUSE_MS, 0);
     }
     if (tui_term_take_bells(p->term))
         for (int i = 0; i < p->app->npanes; i++)
@@ -272,6 +297,8 @@ void tui_panes_close(tui_app *app, int idx, bool detach)
     memmove(&app->panes[idx], &app->panes[idx + 1],
             (size_t)(app->npanes - idx - 1) * sizeof app->panes[0]);
     app->npanes--;
+    uv_timer_stop(&p->pause);
+    uv_close((uv_handle_t *)&p->pause, NULL); /* closed before the poll, whose callback frees p */
     uv_close((uv_handle_t *)&p->poll, free_pane_cb);
     if (app->focus >= app->npanes || app->focus == idx)
         app->focus = app->npanes ? (idx > 0 ? idx - 1 : 0) : -1;
@@ -294,6 +321,7 @@ void tui_panes_shutdown(tui_app *app)
 
 void tui_panes_input(tui_pane *p, wint_t ch, bool is_key)
 {
+    last_key = sm_now_mono();
     tui_term_input(p->term, ch, is_key, pane_write, p);
 }
 
