@@ -414,6 +414,40 @@ static void test_decsc_charsets_and_deccolm(void **state)
     tui_term_free(t);
 }
 
+/* Random pieces, random bytes and random resizes (shrinking with text below the cursor once
+ * read line info past libvterm's array) leave a readable terminal: run under ASan in CI's
+ * sanitizer build and by hand. */
+static void test_random_streams_and_resizes(void **state)
+{
+    (void)state;
+    unsigned seed = 7;
+    for (int run = 0; run < 200; run++) {
+        tui_term *t = tui_term_new(4 + run % 30, 10 + run % 90, 50, NULL, NULL);
+        for (int k = 0; k < 300; k++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = seed >> 8;
+            if (r % 37 == 0) {
+                tui_term_resize(t, 1 + (int)((r >> 8) % 40), 1 + (int)((r >> 12) % 120));
+            } else if (r % 13 == 0) {
+                char b[16];
+                for (int i = 0; i < 16; i++) {
+                    seed = seed * 1103515245u + 12345u;
+                    b[i] = (char)(seed >> 16);
+                }
+                tui_term_feed(t, b, sizeof b);
+            } else {
+                const char *p = pieces[r % (sizeof pieces / sizeof pieces[0])];
+                tui_term_feed(t, p, strlen(p));
+            }
+        }
+        char buf[1024];
+        for (size_t l = 0; l < tui_term_lines(t); l++)
+            tui_term_line_text(t, l, buf, sizeof buf);
+        free(tui_term_snapshot(t));
+        tui_term_free(t);
+    }
+}
+
 /* Output that crashes or hangs libvterm 0.1.4 on its own is made harmless first. */
 static void test_hostile_output(void **state)
 {
@@ -659,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_combining_characters_kept),
         cmocka_unit_test(test_sgr_beyond_libvterm),
         cmocka_unit_test(test_decsc_charsets_and_deccolm),
+        cmocka_unit_test(test_random_streams_and_resizes),
         cmocka_unit_test(test_hostile_output),
         cmocka_unit_test(test_snapshot_redraws_the_screen),
         cmocka_unit_test(test_ring_recycles_at_capacity),

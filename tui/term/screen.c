@@ -36,7 +36,8 @@ struct tui_screen {
     const tui_screen_host *host;
     void *ud;
     int rows, cols;
-    srow *buf[2]; /* primary, alternate */
+    int info_rows; /* rows libvterm's state has line info for (fewer while a resize shrinks) */
+    srow *buf[2];  /* primary, alternate */
     int alt;
     bool global_reverse;
     spen pen;
@@ -145,7 +146,8 @@ static void erase_rect(tui_screen *s, VTermRect rect, bool selective)
         return;
     for (int row = r0; row < r1; row++) {
         srow *r = &rows_of(s)[row];
-        scell blank = blank_cell(s, vterm_state_get_lineinfo(s->state, row));
+        scell blank =
+            blank_cell(s, row < s->info_rows ? vterm_state_get_lineinfo(s->state, row) : NULL);
         if (selective) {
             materialize(r, c1);
             for (int col = c0; col < c1; col++)
@@ -365,6 +367,7 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 {
     tui_screen *s = user;
     int old_rows = s->rows, old_cols = s->cols;
+    s->info_rows = rows; /* the state has resized its line info already */
     if (!s->alt && rows < old_rows) {
         /* Fewer rows: the lines below the last written one (or the cursor) go first, then the
          * top lines to scrollback, but never so many that the cursor would leave the top. */
@@ -459,6 +462,7 @@ tui_screen *tui_screen_new(VTerm *vt, const tui_screen_host *host, void *ud)
     s->host = host;
     s->ud = ud;
     vterm_get_size(vt, &s->rows, &s->cols);
+    s->info_rows = s->rows;
     s->pen.fg.type = VTERM_COLOR_DEFAULT_FG;
     s->pen.bg.type = VTERM_COLOR_DEFAULT_BG;
     for (int b = 0; b < 2; b++) {

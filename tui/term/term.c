@@ -153,7 +153,8 @@ static void cb_push(const tui_cell *cells, int n, void *user)
         l->cells = xrealloc(l->cells, (size_t)n * sizeof *l->cells);
         l->cap = n;
     }
-    memcpy(l->cells, cells, (size_t)n * sizeof *cells);
+    if (n > 0)
+        memcpy(l->cells, cells, (size_t)n * sizeof *cells);
     l->cols = n;
 }
 
