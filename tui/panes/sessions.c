@@ -235,7 +235,9 @@ static void on_pty(uv_poll_t *h, int status, int events)
     size_t total = 0;
     double start = sm_now_mono();
     bool focused = p->app->focus >= 0 && p->app->panes[p->app->focus] == p;
-    while (total < DRAIN_BUDGET && sm_now_mono() - start < DRAIN_BUDGET_S) {
+    bool rest = !focused && start - last_key < TYPING_S; /* keys go elsewhere: read less */
+    double budget_s = rest ? DRAIN_BUDGET_S / 4 : DRAIN_BUDGET_S;
+    while (total < DRAIN_BUDGET && sm_now_mono() - start < budget_s) {
         if (!focused && total > 0 && urgent_pending(p->app, p))
             break;
         size_t got = 0;
@@ -257,7 +259,7 @@ static void on_pty(uv_poll_t *h, int status, int events)
         sm_cast_output(&p->cast, buf, got);
         total += got;
     }
-    if (!focused && total >= 4096 && sm_now_mono() - last_key < TYPING_S && p->polling) {
+    if (rest && total >= 4096 && p->polling) {
         uv_poll_stop(&p->poll); /* more is waiting: it waits a little longer */
         p->polling = false;
         uv_timer_start(&p->pause, resume, PAUSE_MS, 0);
