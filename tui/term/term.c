@@ -1,4 +1,5 @@
-/* The terminal model: libvterm screen, scrollback ring, dirty rows, search. */
+/* The terminal model: the scanner in front of libvterm, the scrollback ring, dirty rows,
+ * search. The screen's cells are screen.c's. */
 #include "tui/term/term.h"
 
 #include <limits.h>

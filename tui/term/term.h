@@ -1,5 +1,6 @@
-/* The terminal model of an embedded terminal: a libvterm screen plus our own scrollback ring
- * (fed by sb_pushline, recycled in place), damage turned into dirty rows, cursor, title and
+/* The terminal model of an embedded terminal: libvterm's parser and state driving our own
+ * screen cells (screen.c) and scrollback ring (recycled in place), changes turned into dirty
+ * rows, cursor, title and
  * modes, and text search over scrollback + screen. No curses here: term_render.c draws it,
  * term_input.c feeds it keys. Code to the libvterm 0.1.4 API (spec/environment.md §2).
  *
