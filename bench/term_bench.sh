@@ -8,6 +8,9 @@
 #    (a tmux client in a pane of the same size, its window the size of the dashboard's pane).
 #    Both run inside an outer tmux of the same size, which stands for the user's terminal.
 #    Interleaved runs, medians; target: sandman's throughput >= tmux's.
+#  - scrolling floods: `seq 1 300000`, `yes | head -n 1000000` and `cat` of a 100000-line log (10 MB)
+#    (every line scrolls the screen, none wraps) in the same panes, interleaved the same way;
+#    target: sandman's lines/s >= the nested tmux's (the issue's; stretch 2x).
 #  - input latency: keypress to echoed character at a bash prompt in one terminal while a second
 #    one (another tab) is flooded; beside the same in the nested tmux (flood in another window)
 #    and in a plain tmux pane (the floor: the probe, a pty and bash's echo, no layer between).
@@ -18,20 +21,22 @@
 # $BUILD/bench/term_bench.json (raw samples in $BUILD/bench/term_bench.samples/), and removes its sandbox, tmux servers and files on every exit.
 # Exit 0 = every target met, 1 = a target missed, 2 = an error.
 #
-# usage: bench/term_bench.sh [BUILD] [-s MB] [-n RUNS] [-k SAMPLES]   (defaults: build 50 3 50)
+# usage: bench/term_bench.sh [BUILD] [-s MB] [-n RUNS] [-k SAMPLES] [-m PARTS]
+#   (defaults: build 50 3 50 mixed,floods,latency; -m picks the parts to run, e.g. -m floods)
 set -eu
 
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
-MB=50 RUNS=3 SAMPLES=50
+MB=50 RUNS=3 SAMPLES=50 PARTS=mixed,floods,latency
 while [ $# -gt 0 ]; do
     case $1 in
     -s) MB=$2; shift 2 ;;
     -n) RUNS=$2; shift 2 ;;
     -k) SAMPLES=$2; shift 2 ;;
-    *) echo "usage: term_bench.sh [BUILD] [-s MB] [-n RUNS] [-k SAMPLES]" >&2; exit 2 ;;
+    -m) PARTS=$2; shift 2 ;;
+    *) echo "usage: term_bench.sh [BUILD] [-s MB] [-n RUNS] [-k SAMPLES] [-m mixed,floods,latency]" >&2; exit 2 ;;
     esac
 done
 SANDMAN=$BUILD/sandman
@@ -41,6 +46,10 @@ PH=$((H - 3)) PW=$W        # the dashboard's terminal pane: 2 header lines and a
 FLOOD_TEXT='flood line with some text'
 
 fail() { echo "term_bench: $*" >&2; exit 2; }
+part() { case ",$PARTS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+for p in $(echo "$PARTS" | tr , ' '); do
+    case $p in mixed | floods | latency) ;; *) fail "-m: unknown part '$p' (allowed: mixed, floods, latency)" ;; esac
+done
 [ -x "$SANDMAN" ] || fail "$SANDMAN is not built (make -C build)"
 for tool in tmux python3 bash; do
     command -v "$tool" >/dev/null || fail "needs $tool"
@@ -100,7 +109,10 @@ echo "tools: $(tmux -V), libvterm $(pkg-config --modversion vterm 2>/dev/null ||
 echo "load before: $LOAD0"
 
 # ---- the stream, the sandbox, the three sides -----------------------------------------------
+part mixed || MB=1 # the stream is still made (the sandbox check reads it), small
 BYTES=$($TOOL gen "$SCR/stream" $((MB * 1000000)) 1) || fail "cannot generate the stream"
+LOG_LINES=100000
+$TOOL genlog "$SCR/log" $LOG_LINES 1 >/dev/null || fail "cannot generate the log"
 ID=$("$SANDMAN" create) || fail "cannot create a sandbox"
 seen=$("$SANDMAN" exec "$ID" "wc -c < $SCR/stream" 2>/dev/null | tr -d ' \r\n')
 [ "$seen" = "$BYTES" ] || fail "the sandbox cannot read $SCR/stream ($seen of $BYTES bytes)"
@@ -147,12 +159,15 @@ RELAY=$(pgrep -f "sandman-supervisor $SCR/state/local/$ID" | tr '\n' ' ') # the 
 echo "throughput: cat of the stream in a ${PW}x$PH pane, $RUNS runs each, interleaved; the clock"
 echo "  runs from Enter until the line echoed after cat is on the outer tmux's screen (20 ms polls)"
 CLEAR='printf "\033[0m\033[H\033[2J"'
-through() { # SIDE SERVER TARGET RUN PIDS...: prints "seconds cpu_seconds_of_each_pid..."
+STREAM_CMD="cat $SCR/stream"
+MARKS=0
+through() { # SIDE SERVER TARGET RUN PIDS...: runs $STREAM_CMD, prints "seconds cpu_seconds_of_each_pid..."
     side=$1 srv=$2 tgt=$3 run=$4
     shift 4
     for p in "$@"; do eval "c0_$p=$(cpu_of "$p")"; done
-    n=$((run * 1000 + 1))
-    out=$($TOOL through "$SCR/$srv.sock" "$tgt" "$CLEAR; cat $SCR/stream; echo END_\$(($n - 1 + 1))" \
+    MARKS=$((MARKS + 1))
+    n=$((run * 1000 + MARKS))
+    out=$($TOOL through "$SCR/$srv.sock" "$tgt" "$CLEAR; $STREAM_CMD; echo END_\$(($n - 1 + 1))" \
         "END_$n" 1800 "session lost" "process exited") || fail "$side run $run failed (see above)"
     for p in "$@"; do
         eval "b=\$c0_$p"
@@ -164,6 +179,7 @@ through() { # SIDE SERVER TARGET RUN PIDS...: prints "seconds cpu_seconds_of_eac
 : >"$SCR/tp.tx"
 : >"$SCR/tp.fl"
 i=1
+part mixed || i=$((RUNS + 1))
 while [ $i -le "$RUNS" ]; do
     for side in $([ $((i % 2)) -eq 1 ] && echo "sm tx" || echo "tx sm"); do
         if [ "$side" = sm ]; then
@@ -182,11 +198,47 @@ while [ $i -le "$RUNS" ]; do
     i=$((i + 1))
 done
 
+# ---- scrolling floods ----------------------------------------------------------------------
+FLOODS="seq yes log"
+flood_stream() { # NAME: the command and its number of lines
+    case $1 in
+    seq) echo "300000 seq 1 300000" ;;
+    yes) echo "1000000 yes | head -n 1000000" ;;
+    log) echo "$LOG_LINES cat $SCR/log" ;;
+    esac
+}
+if part floods; then
+    echo "scrolling floods in the same ${PW}x$PH panes, $RUNS runs each, interleaved, timed the same way:"
+    for f in $FLOODS; do
+        : >"$SCR/sc.$f.sm"
+        : >"$SCR/sc.$f.tx"
+        # shellcheck disable=SC2046 # the line count, then the command's words
+        set -- $(flood_stream "$f")
+        shift
+        STREAM_CMD="$*"
+        i=1
+        while [ $i -le "$RUNS" ]; do
+            for side in $([ $((i % 2)) -eq 1 ] && echo "sm tx" || echo "tx sm"); do
+                if [ "$side" = sm ]; then
+                    # shellcheck disable=SC2086 # one word per pid
+                    r=$(through sandman sm dash $i "$SM_PID" "$SM_SRV" $RELAY)
+                else
+                    r=$(through tmux tx outer $i "$IN_SRV" "$TX_CLIENT" "$TX_SRV")
+                fi
+                echo "  $f run $i $([ "$side" = sm ] && echo "sandman:" || echo "tmux:   ") $r s"
+                echo "$r" >>"$SCR/sc.$f.$side"
+            done
+            i=$((i + 1))
+        done
+    done
+fi
+
 # ---- input latency -------------------------------------------------------------------------
 # Flooded: `yes` runs in the dashboard's second terminal (Ctrl-b 4, a hidden tab) / the inner
 # tmux's second window / the floor's second session while keys go to the first at a bash prompt.
 FLOOD_TEXT="flood line with some text $$"
 flood_cmd() { echo "while [ -e $SCR/flood.$1 ]; do yes '$FLOOD_TEXT' | head -n 20000; done"; }
+if part latency; then
 t sm send-keys -t dash C-b 1
 sleep 0.5
 t sm send-keys -t dash t
@@ -203,6 +255,7 @@ done
 echo "input latency: keypress to echo at a bash prompt, one key at a time 40-90 ms apart; each"
 echo "  timed from send-keys until capture-pane shows it (polls ~0.5 ms apart over one tmux"
 echo "  control client); $SAMPLES samples per side and condition, in 5 interleaved blocks"
+fi
 lat_block() { # SIDE SERVER TARGET FLOOD_SERVER FLOOD_TARGET N COND
     side=$1 srv=$2 tgt=$3 fsrv=$4 ftgt=$5 n=$6 cond=$7
     if [ "$cond" = flood ]; then
@@ -227,6 +280,7 @@ for cond in idle flood; do
     for side in sm tx fl; do : >"$SCR/lat.$side.$cond"; done
 done
 b=1
+part latency || b=6
 while [ $b -le 5 ]; do
     for cond in idle flood; do
         lat_block sm sm dash sm dash "$PER" $cond
@@ -246,6 +300,23 @@ mbps() { awk -v b="$BYTES" -v t="$1" 'BEGIN {printf "%.3f", b / 1e6 / t}'; }
 ROWS=$SCR/rows.tsv
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$ROWS"; }
 : >"$ROWS"
+if part floods; then
+    for f in $FLOODS; do
+        # shellcheck disable=SC2046 # the line count, then the command's words
+        set -- $(flood_stream "$f")
+        lines=$1
+        shift
+        sm_t=$(col 1 "$SCR/sc.$f.sm" | median) tx_t=$(col 1 "$SCR/sc.$f.tx" | median)
+        lps() { awk -v l="$lines" -v t="$1" 'BEGIN {printf "%.0f", l / t}'; }
+        case $f in # no | in a label: the table is Markdown
+        log) label="cat of a $LOG_LINES-line log" ;;
+        yes) label="yes, the first 1000000 lines" ;;
+        *) label="$*" ;;
+        esac
+        row "scrolling flood: $label (${PW}x$PH)" lines/s "$(lps "$sm_t")" -1 "tmux, nested" "$(lps "$tx_t")" ge ">= tmux"
+    done
+fi
+if part mixed; then
 row "throughput, cat of $MB MB (MB = 10^6 B)" MB/s "$(mbps "$SM_T")" -1 "tmux, nested" "$(mbps "$TX_T")" ge ">= tmux"
 FL_T=$(col 1 "$SCR/tp.fl" | median)
 row "throughput, same stream" MB/s "$(mbps "$SM_T")" -1 "tmux, plain pane, no client" "$(mbps "$FL_T")" info -
@@ -256,7 +327,9 @@ row "CPU of the sandbox's PTY relay (sandman-supervisor)" s \
     "$(awk '{s = 0; for (i = 4; i <= NF; i++) s += $i; print s}' "$SCR/tp.sm" | median)" -1 "" -1 info -
 row "CPU of the outer tmux showing it" s "$(col 3 "$SCR/tp.sm" | median)" -1 \
     "tmux, nested" "$(col 4 "$SCR/tp.tx" | median)" info -
-for cond in flood idle; do
+fi
+part latency || FLOOD_CONDS=
+for cond in ${FLOOD_CONDS-flood idle}; do
     label=$([ $cond = flood ] && echo "another terminal flooded" || echo "idle")
     sm_m=$(median <"$SCR/lat.sm.$cond") sm_p=$(p90 <"$SCR/lat.sm.$cond")
     tx_m=$(median <"$SCR/lat.tx.$cond") tx_p=$(p90 <"$SCR/lat.tx.$cond" | xargs printf %.3g)
@@ -270,7 +343,8 @@ for cond in flood idle; do
 done
 echo "load after: $LOAD1"
 bps() { awk -v b="$BYTES" -v t="$1" 'BEGIN {printf "%.0f", b / t}'; }
-echo "throughput in bytes/s: sandman $(bps "$SM_T"), tmux nested $(bps "$TX_T"), tmux plain pane $(bps "$FL_T")"
+part mixed &&
+    echo "throughput in bytes/s: sandman $(bps "$SM_T"), tmux nested $(bps "$TX_T"), tmux plain pane $(bps "$FL_T")"
 echo "baselines: tmux nested = a tmux client (TERM=xterm-256color) in a ${W}x$H outer tmux pane,"
 echo "  its server's window ${PW}x$PH (the dashboard's pane size), history 10000 lines (the"
 echo "  dashboard's scrollback); the dashboard runs in an outer tmux of the same size. The shell"
@@ -280,7 +354,8 @@ echo "  session of its server): send-keys/capture-pane round trips, one pty and 
 echo "  The plain pane row: the stream in a ${PW}x$PH tmux pane with no client attached (tmux then"
 echo "  parses but draws nothing), for reference only."
 mkdir -p "$BUILD/bench/term_bench.samples"
-cp "$SCR"/tp.* "$SCR"/lat.* "$BUILD/bench/term_bench.samples/" # raw: s per run, ms per key
+cp "$SCR"/tp.* "$SCR"/lat.* "$BUILD/bench/term_bench.samples/"
+! part floods || cp "$SCR"/sc.* "$BUILD/bench/term_bench.samples/" # raw: s per run, ms per key
 rc=0
 $TOOL table "$ROWS" "$BUILD/bench/term_bench.json" || rc=$?
 [ $rc -le 1 ] || fail "cannot write the table"

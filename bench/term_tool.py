@@ -2,6 +2,7 @@
 """Helper of bench/term_bench.sh (not run on its own).
 
   gen FILE BYTES SEED            a deterministic stream of mixed text and escape sequences
+  genlog FILE LINES SEED         a plain log (timestamp, level, component, message; no escapes)
   through SOCK TARGET CMD MARK SECS [FAIL...]
                                  types CMD + Enter into a tmux pane and prints the seconds until
                                  MARK is on that pane's screen (polled every 20 ms); exit 1 when
@@ -99,6 +100,18 @@ def gen(path, size, seed):
             if last:
                 break
     print(total)
+
+
+def genlog(path, lines, seed):
+    """Log lines as services write them: every line scrolls the screen, none wraps."""
+    r = random.Random(seed)
+    levels = ("INFO", "INFO", "INFO", "DEBUG", "WARN", "ERROR")
+    with open(path, "w") as f:
+        for i in range(lines):
+            f.write("2026-12-01T23:%02d:%02d.%06dZ %-5s %-9s %s\n" % (
+                i // 60000 % 60, i // 1000 % 60, i * 7919 % 1000000, r.choice(levels),
+                r.choice(WORDS), " ".join(r.choices(WORDS, k=r.randint(3, 14)))))
+    print(lines)
 
 
 # ---- tmux control client -----------------------------------------------------------------------
@@ -276,6 +289,9 @@ def table(rows_path, json_path):
 def main(a):
     if len(a) == 4 and a[0] == "gen":
         gen(a[1], int(a[2]), int(a[3]))
+        return 0
+    if len(a) == 4 and a[0] == "genlog":
+        genlog(a[1], int(a[2]), int(a[3]))
         return 0
     if len(a) >= 6 and a[0] == "through":
         return through(a[1], a[2], a[3], a[4], float(a[5]), a[6:])

@@ -288,5 +288,6 @@ void tui_frame_render(tui_app *app)
     case OV_OUTPUT: tui_output_draw(app); break;
     default: break;
     }
+    tui_panes_place_cursor(app); /* the footer and overlays moved curses' cursor */
     refresh();
 }

@@ -143,6 +143,10 @@ static void handle_key(tui_app *app, wint_t ch, bool is_key)
         }
         return;
     }
+    if (app->quit_asked) {
+        tui_keys_answer_quit(app, ch, is_key);
+        return;
+    }
     switch (app->overlay) {
     case OV_FILTER:
     case OV_SEARCH:
@@ -195,8 +199,8 @@ static void on_input(uv_poll_t *h, int status, int events)
     while ((r = get_wch(&ch)) != ERR) {
         /* Keys typed into a terminal need no repaint of their own: the program's echo arrives
          * as output and is drawn as soon as it does. Everything else repaints the frame. */
-        dashboard |= !(app->focus >= 0 && app->focus < app->npanes && !app->prefix &&
-                       app->overlay == OV_NONE && !app->pasting);
+        dashboard |= app->quit_asked || !(app->focus >= 0 && app->focus < app->npanes &&
+                                          !app->prefix && app->overlay == OV_NONE && !app->pasting);
         handle_key(app, ch, r == KEY_CODE_YES);
         if (app->quit)
             break;

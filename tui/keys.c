@@ -159,9 +159,30 @@ static void act_help(tui_app *app, int key)
     app->overlay = OV_HELP;
 }
 
+/* With terminals open the dashboard asks first, on the status line, as tmux's kill-server
+ * confirmation does: their sessions are detached, not ended, but the screens go. */
 static void act_quit(tui_app *app, int key)
 {
-    app->quit = true;
+    int open = 0;
+    for (int i = 0; i < app->npanes; i++)
+        open += !app->panes[i]->exited;
+    if (!open) {
+        app->quit = true;
+        return;
+    }
+    tui_status(app, false, "quit? %d terminal%s open (the sessions stay: t attaches again) (y/n)",
+               open, open == 1 ? " is" : "s are");
+    app->status_until = 0; /* until answered */
+    app->quit_asked = true;
+}
+
+void tui_keys_answer_quit(tui_app *app, wint_t ch, bool is_key)
+{
+    app->quit_asked = false;
+    app->status[0] = '\0';
+    if (!is_key && (ch == 'y' || ch == 'Y'))
+        app->quit = true;
+    tui_dirty(app);
 }
 
 #define LE (TUI_IN_LIST | TUI_IN_EVENTS)

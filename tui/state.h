@@ -79,6 +79,7 @@ typedef struct tui_app {
     double refresh_started;
     int spinner;
     bool quit;
+    bool quit_asked;  /* "quit? (y/n)" is on the status line: the next key answers */
     bool full_redraw; /* the next frame repaints the outer terminal from scratch (Ctrl-L) */
     /* bottom-line input (filter, palette) */
     char input[256];

@@ -36,7 +36,9 @@ check "a cursor position query is answered" wait_for "^answered-4$"
 keys C-b 1
 check "Ctrl-b 1 goes to the list" wait_for "^  $ID "
 keys q
-check "q quits the dashboard" wait_for "^EXIT=0$"
+check "q asks first, a terminal being open" wait_for "quit\? 1 terminal is open .*\(y/n\)"
+keys y
+check "y quits the dashboard" wait_for "^EXIT=0$"
 
 expect_eq "the session survives it: one session, running and detached" "true false" "$(states)"
 SES=$(sessions session_id)

@@ -69,7 +69,9 @@ expect_match "24-bit red as the nearest of the 256 (196)" $'\e\\[38;5;196mtrue-r
 keys C-b 1
 check "Ctrl-b 1 goes to the list" wait_for "^  ID +STATUS"
 keys C-c
-check "Ctrl-C on the list quits, with status 0" wait_for "^EXIT=0$"
+check "Ctrl-C on the list asks first, a terminal being open" wait_for "quit\? 1 terminal is open"
+keys y
+check "y quits, with status 0" wait_for "^EXIT=0$"
 
 dash_start -x 100 -y 30 -e TERM=xterm
 check "the dashboard under an 8-colour terminal" wait_for "^  $ID2 "
@@ -83,5 +85,7 @@ expect_match "256-colour red (196) as bold red" $'\e\\[1m\e\\[31mc256' "$SGR"
 expect_match "24-bit blue as blue" $'\e\\[34mtrueblue' "$SGR"
 expect_match "a blue background stays" $'\e\\[44mbg' "$SGR"
 keys C-b q
-check "Ctrl-b q quits" wait_for "^EXIT=0$"
+check "Ctrl-b q asks first" wait_for "quit\? 1 terminal is open"
+keys y
+check "y quits" wait_for "^EXIT=0$"
 finish

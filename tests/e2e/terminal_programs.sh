@@ -61,5 +61,7 @@ check "the outer terminal's clipboard has it (OSC 52)" wait_until 5 has_clip
 expect_eq "the clipboard file too" "copy-me-42" "$(cat "$SANDMAN_STATE_DIR/clipboard.txt")"
 keys q
 keys C-b q
-check "Ctrl-b q quits" wait_for "^EXIT=0$"
+check "Ctrl-b q asks first, a terminal being open" wait_for "quit\\? 1 terminal is open"
+keys y
+check "y quits" wait_for "^EXIT=0$"
 finish

@@ -123,5 +123,7 @@ expect_eq "the replay's screen is the screen the pane showed" "$LIVE" "$REPLAY"
 [ "$LIVE" = "$REPLAY" ] || diff <(echo "$LIVE") <(echo "$REPLAY") | sed 's/^/# /'
 
 keys C-b q
-check "Ctrl-b q quits the dashboard" wait_for "^EXIT=0$"
+check "Ctrl-b q asks first, terminals being open" wait_for "quit\? 2 terminals are open"
+keys y
+check "y quits the dashboard" wait_for "^EXIT=0$"
 finish

@@ -12,8 +12,26 @@
 
 /* ---- layout and drawing ------------------------------------------------------------------ */
 
+/* What has the keyboard is shown, and only that or the other side of the split: without a
+ * split the focused pane (or the dashboard's view) fills the body; in a split the focused
+ * pane is one of its two sides, and the dashboard with the keyboard is the left one. */
+static void sync_focus(tui_app *app)
+{
+    if (app->focus >= app->npanes)
+        app->focus = -1;
+    if (!app->split) {
+        app->shown = app->focus;
+    } else if (app->focus < 0) {
+        app->other = -1;
+    } else if (app->focus != app->shown && app->focus != app->other) {
+        app->other = app->shown;
+        app->shown = app->focus;
+    }
+}
+
 void tui_panes_layout(tui_app *app, tui_rect *dash)
 {
+    sync_focus(app);
     int top = TUI_HEADER_LINES, h = app->rows - TUI_HEADER_LINES - 1;
     *dash = (tui_rect){top, 0, h, app->cols};
     for (int i = 0; i < app->npanes; i++)
@@ -122,7 +140,14 @@ void tui_panes_draw(tui_app *app, bool only_dirty, const char *scroll_hints)
         mvvline(r.y, r.x - 1, ACS_VLINE, r.h);
         attroff(tui_attr(TH_BORDER));
     }
-    /* the hardware cursor sits where the focused program's cursor is, in its shape */
+    tui_panes_place_cursor(app);
+}
+
+/* The hardware cursor sits where the focused program's cursor is, in its shape; hidden when
+ * the program hides it or the dashboard has the keyboard. Called last in a frame, after
+ * anything else drawn moved curses' cursor. */
+void tui_panes_place_cursor(tui_app *app)
+{
     tui_pane *f = tui_focused(app);
     int row, col, shape = 0;
     bool visible;
@@ -168,6 +193,8 @@ void tui_panes_toggle_split(tui_app *app)
     if (app->npanes == 0)
         return;
     app->split = !app->split;
+    if (!app->split)
+        app->shown = app->focus; /* what has the keyboard fills the body */
     if (app->split) {
         if (app->shown < 0)
             app->shown = app->focus >= 0 ? app->focus : app->npanes - 1;

@@ -27,6 +27,7 @@ struct tui_pane {
     sm_pty *pty;
     uv_poll_t poll;
     bool polling;
+    uv_timer_t pause; /* a background pane rests while the user types elsewhere */
     char sandbox_id[72];
     char label[64];
     bool exited;
@@ -67,6 +68,8 @@ void tui_panes_layout(tui_app *app, tui_rect *dash);
 /* Draws the visible panes (only their dirty rows when only_dirty); a pane in scroll mode names
  * scroll_hints (its keys) in its banner. */
 void tui_panes_draw(tui_app *app, bool only_dirty, const char *scroll_hints);
+/* The hardware cursor to the focused program's cursor (or hidden): last in every frame. */
+void tui_panes_place_cursor(tui_app *app);
 /* A tab label for the header. */
 void tui_pane_tab(const tui_pane *p, char *buf, size_t len);
 /* Gives the keyboard to pane idx (showing it), or to the dashboard's view (idx -1; the panes

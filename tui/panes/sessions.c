@@ -3,6 +3,7 @@
  * budget, recording it, and closing or detaching it. */
 #include "tui/panes/panes.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,13 @@
  * The poll is level-triggered, so the rest is read on the next pass of the loop. */
 #define DRAIN_BUDGET   (1u << 20)
 #define DRAIN_BUDGET_S 0.004
+/* While keys go to one terminal, another one's output is read in turns of one drain budget
+ * and a rest of PAUSE_MS: a flood elsewhere then waits in its pty (its program slows down)
+ * instead of taking the CPU and the sandbox's relay from the echo the user waits for. */
+#define TYPING_S 0.5
+#define PAUSE_MS 20
+
+static double last_key; /* when a key last went to a terminal */
 
 /* ---- opening a session on the work queue --------------------------------------------- */
 
@@ -130,6 +138,8 @@ static void open_done(uv_work_t *req, int status)
     p->term = tui_term_new(j->rows, j->cols, TUI_TERM_SCROLLBACK, pane_write, p);
     uv_poll_init(app->loop, &p->poll, sm_pty_fd(p->pty));
     p->poll.data = p;
+    uv_timer_init(app->loop, &p->pause);
+    p->pause.data = p;
     uv_poll_start(&p->poll, UV_READABLE, on_pty);
     p->polling = true;
     int idx = app->npanes++;
@@ -207,6 +217,17 @@ static bool urgent_pending(tui_app *app, tui_pane *self)
     return poll(pf, 2, 0) > 0;
 }
 
+static void on_pty(uv_poll_t *h, int status, int events);
+
+static void resume(uv_timer_t *h)
+{
+    tui_pane *p = h->data;
+    if (!p->exited && !p->polling) {
+        uv_poll_start(&p->poll, UV_READABLE, on_pty);
+        p->polling = true;
+    }
+}
+
 static void on_pty(uv_poll_t *h, int status, int events)
 {
     tui_pane *p = h->data;
@@ -214,7 +235,9 @@ static void on_pty(uv_poll_t *h, int status, int events)
     size_t total = 0;
     double start = sm_now_mono();
     bool focused = p->app->focus >= 0 && p->app->panes[p->app->focus] == p;
-    while (total < DRAIN_BUDGET && sm_now_mono() - start < DRAIN_BUDGET_S) {
+    bool rest = !focused && start - last_key < TYPING_S; /* keys go elsewhere: read less */
+    double budget_s = rest ? DRAIN_BUDGET_S / 4 : DRAIN_BUDGET_S;
+    while (total < DRAIN_BUDGET && sm_now_mono() - start < budget_s) {
         if (!focused && total > 0 && urgent_pending(p->app, p))
             break;
         size_t got = 0;
@@ -235,6 +258,11 @@ static void on_pty(uv_poll_t *h, int status, int events)
         tui_term_feed(p->term, buf, got);
         sm_cast_output(&p->cast, buf, got);
         total += got;
+    }
+    if (rest && total >= 4096 && p->polling) {
+        uv_poll_stop(&p->poll); /* more is waiting: it waits a little longer */
+        p->polling = false;
+        uv_timer_start(&p->pause, resume, PAUSE_MS, 0);
     }
     if (tui_term_take_bells(p->term))
         for (int i = 0; i < p->app->npanes; i++)
@@ -271,6 +299,8 @@ void tui_panes_close(tui_app *app, int idx, bool detach)
     memmove(&app->panes[idx], &app->panes[idx + 1],
             (size_t)(app->npanes - idx - 1) * sizeof app->panes[0]);
     app->npanes--;
+    uv_timer_stop(&p->pause);
+    uv_close((uv_handle_t *)&p->pause, NULL); /* closed before the poll, whose callback frees p */
     uv_close((uv_handle_t *)&p->poll, free_pane_cb);
     if (app->focus >= app->npanes || app->focus == idx)
         app->focus = app->npanes ? (idx > 0 ? idx - 1 : 0) : -1;
@@ -293,12 +323,31 @@ void tui_panes_shutdown(tui_app *app)
 
 void tui_panes_input(tui_pane *p, wint_t ch, bool is_key)
 {
+    last_key = sm_now_mono();
     tui_term_input(p->term, ch, is_key, pane_write, p);
 }
 
 void tui_panes_send(tui_pane *p, const char *data, size_t len)
 {
     pane_write(data, len, p);
+}
+
+/* Where recordings go: $SANDMAN_RECORD_DIR, else $XDG_DATA_HOME/sandman/recordings, else
+ * ~/.local/share/sandman/recordings (never the directory sandman was started from). */
+static bool record_dir(char *buf, size_t len)
+{
+    const char *env = getenv("SANDMAN_RECORD_DIR"), *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (env && *env)
+        n = snprintf(buf, len, "%s", env);
+    else if (xdg && *xdg == '/')
+        n = snprintf(buf, len, "%s/sandman/recordings", xdg);
+    else if (home && *home == '/')
+        n = snprintf(buf, len, "%s/.local/share/sandman/recordings", home);
+    else
+        return false;
+    return n > 0 && (size_t)n < len;
 }
 
 void tui_panes_record(tui_app *app, tui_pane *p)
@@ -308,14 +357,22 @@ void tui_panes_record(tui_app *app, tui_pane *p)
         tui_status(app, false, "recording saved to %s", p->cast_path);
         return;
     }
-    const char *dir = getenv("SANDMAN_RECORD_DIR");
+    char dir[400];
+    if (!record_dir(dir, sizeof dir)) {
+        tui_status(app, true, "cannot record: set SANDMAN_RECORD_DIR, XDG_DATA_HOME or HOME");
+        return;
+    }
+    if (sm_mkdir_p(dir, 0700) != 0) {
+        tui_status(app, true, "cannot record: cannot create %s: %s", dir, strerror(errno));
+        return;
+    }
     char stamp[32];
     sm_format_time(sm_now_wall(), stamp, sizeof stamp);
     for (char *c = stamp; *c; c++)
         if (*c == ':' || *c == '.')
             *c = '-';
-    snprintf(p->cast_path, sizeof p->cast_path, "%s/sandman-%.12s-%s.cast", dir && *dir ? dir : ".",
-             p->sandbox_id, stamp);
+    snprintf(p->cast_path, sizeof p->cast_path, "%s/sandman-%.12s-%s.cast", dir, p->sandbox_id,
+             stamp);
     int rows, cols;
     tui_term_size(p->term, &rows, &cols);
     sm_error err;

@@ -1,6 +1,8 @@
-/* The terminal model: libvterm screen, scrollback ring, dirty rows, search. */
+/* The terminal model: the scanner in front of libvterm, the scrollback ring, dirty rows,
+ * search. The screen's cells are screen.c's. */
 #include "tui/term/term.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 
 #include "core/strbuf.h"
 #include "core/util.h"
+#include "tui/term/screen.h"
 
 typedef struct sb_line {
     tui_cell *cells;
@@ -42,6 +45,10 @@ typedef struct rep_filter {
     char utf[8]; /* a UTF-8 character being collected */
     size_t utf_len, utf_need;
     bool dcs_drop; /* the DCS being held is no DECRQSS, or outgrew seq: dropped */
+    /* G0 and G1 ('B' = ASCII when 0) and which one is in GL, as DECSC saves them with the
+     * cursor and DECRC restores them (libvterm 0.1.4 saves neither) */
+    char g[2], saved_g[2];
+    int gl, saved_gl;
 } rep_filter;
 
 struct tui_term {
@@ -49,7 +56,7 @@ struct tui_term {
     char *feed_buf; /* what the filter hands to libvterm, kept between feeds */
     size_t feed_cap;
     VTerm *vt;
-    VTermScreen *vs;
+    tui_screen *scr; /* the cells, ours (libvterm's screen layer is not used) */
     int rows, cols;
     sb_line *sb; /* ring */
     size_t sb_cap, sb_head, sb_count;
@@ -68,29 +75,6 @@ struct tui_term {
     void *ud;
 };
 
-static uint16_t pack_attrs(const VTermScreenCellAttrs *a)
-{
-    return (uint16_t)((a->bold ? TUI_A_BOLD : 0) | (a->underline ? TUI_A_UNDERLINE : 0) |
-                      (a->italic ? TUI_A_ITALIC : 0) | (a->blink ? TUI_A_BLINK : 0) |
-                      (a->reverse ? TUI_A_REVERSE : 0) | (a->strike ? TUI_A_STRIKE : 0));
-}
-
-static void pack_cell(const VTermScreenCell *c, tui_cell *out)
-{
-    bool right_half = c->chars[0] == (uint32_t)-1; /* of a wide character: width 0 here */
-    out->ch = right_half ? 0 : c->chars[0];
-    out->fg = c->fg;
-    out->bg = c->bg;
-    out->attrs = pack_attrs(&c->attrs);
-    out->width = (uint8_t)(right_half ? 0 : c->width > 0 ? c->width : 0);
-}
-
-static bool blank(const tui_cell *c)
-{
-    return (c->ch == 0 || c->ch == ' ') && VTERM_COLOR_IS_DEFAULT_BG(&c->bg) &&
-           !(c->attrs & (TUI_A_REVERSE | TUI_A_UNDERLINE));
-}
-
 static void mark_rows(tui_term *t, int start, int end)
 {
     if (start < 0)
@@ -103,16 +87,9 @@ static void mark_rows(tui_term *t, int start, int end)
         t->any_dirty = true;
 }
 
-static int cb_damage(VTermRect rect, void *user)
+static void cb_damage(int start_row, int end_row, void *user)
 {
-    mark_rows(user, rect.start_row, rect.end_row);
-    return 1;
-}
-
-static int cb_moverect(VTermRect dest, VTermRect src, void *user)
-{
-    mark_rows(user, dest.start_row, dest.end_row);
-    return 1;
+    mark_rows(user, start_row, end_row);
 }
 
 static int cb_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
@@ -158,17 +135,12 @@ static int cb_bell(void *user)
     return 1;
 }
 
-static int cb_resize(int rows, int cols, void *user)
-{
-    return 1;
-}
-
-/* libvterm is about to forget the top line: keep it (recycling the oldest when full). */
-static int cb_sb_pushline(int cols, const VTermScreenCell *cells, void *user)
+/* A line left the top of the screen: keep it (recycling the oldest when full). */
+static void cb_push(const tui_cell *cells, int n, void *user)
 {
     tui_term *t = user;
     if (!t->sb_cap)
-        return 1;
+        return;
     size_t idx;
     if (t->sb_count < t->sb_cap) {
         idx = (t->sb_head + t->sb_count) % t->sb_cap;
@@ -178,71 +150,47 @@ static int cb_sb_pushline(int cols, const VTermScreenCell *cells, void *user)
         t->sb_head = (t->sb_head + 1) % t->sb_cap;
     }
     sb_line *l = &t->sb[idx];
-    int used = cols;
-    tui_cell tmp;
-    while (used > 0) {
-        pack_cell(&cells[used - 1], &tmp);
-        if (!blank(&tmp))
-            break;
-        used--;
+    if (n > l->cap) {
+        l->cells = xrealloc(l->cells, (size_t)n * sizeof *l->cells);
+        l->cap = n;
     }
-    if (used > l->cap) {
-        l->cells = xrealloc(l->cells, (size_t)used * sizeof *l->cells);
-        l->cap = used;
-    }
-    for (int c = 0; c < used; c++)
-        pack_cell(&cells[c], &l->cells[c]);
-    l->cols = used;
-    return 1;
+    if (n > 0)
+        memcpy(l->cells, cells, (size_t)n * sizeof *cells);
+    l->cols = n;
 }
 
 /* The screen grew taller: give back the newest scrollback line. */
-static int cb_sb_popline(int cols, VTermScreenCell *cells, void *user)
+static bool cb_pop(tui_cell *cells, int cols, void *user)
 {
     tui_term *t = user;
     if (t->sb_count == 0)
-        return 0;
+        return false;
     size_t idx = (t->sb_head + t->sb_count - 1) % t->sb_cap;
-    sb_line *l = &t->sb[idx];
+    const sb_line *l = &t->sb[idx];
     for (int c = 0; c < cols; c++) {
         memset(&cells[c], 0, sizeof cells[c]);
         cells[c].width = 1;
+        cells[c].fg.type = VTERM_COLOR_DEFAULT_FG;
+        cells[c].bg.type = VTERM_COLOR_DEFAULT_BG;
         if (c < l->cols) {
-            cells[c].chars[0] = l->cells[c].ch;
-            cells[c].width = (char)(l->cells[c].width ? l->cells[c].width : 1);
+            cells[c] = l->cells[c];
             if (cells[c].width == 2 && c + 1 >= cols) { /* half of it would not fit */
-                cells[c].chars[0] = ' ';
-                cells[c].width = 1;
-            } else if (l->cells[c].width == 0) {
-                cells[c].chars[0] = (uint32_t)-1; /* the right half of a wide one */
+                cells[c].ch = ' ';
                 cells[c].width = 1;
             }
-            cells[c].fg = l->cells[c].fg;
-            cells[c].bg = l->cells[c].bg;
-            cells[c].attrs.bold = !!(l->cells[c].attrs & TUI_A_BOLD);
-            cells[c].attrs.underline = !!(l->cells[c].attrs & TUI_A_UNDERLINE);
-            cells[c].attrs.italic = !!(l->cells[c].attrs & TUI_A_ITALIC);
-            cells[c].attrs.reverse = !!(l->cells[c].attrs & TUI_A_REVERSE);
-        } else {
-            vterm_color_indexed(&cells[c].fg, 7);
-            cells[c].fg.type |= VTERM_COLOR_DEFAULT_FG;
-            vterm_color_indexed(&cells[c].bg, 0);
-            cells[c].bg.type |= VTERM_COLOR_DEFAULT_BG;
         }
     }
     t->sb_count--;
-    return 1;
+    return true;
 }
 
-static const VTermScreenCallbacks callbacks = {
+static const tui_screen_host screen_host = {
     .damage = cb_damage,
-    .moverect = cb_moverect,
+    .push = cb_push,
+    .pop = cb_pop,
     .movecursor = cb_movecursor,
     .settermprop = cb_settermprop,
     .bell = cb_bell,
-    .resize = cb_resize,
-    .sb_pushline = cb_sb_pushline,
-    .sb_popline = cb_sb_popline,
 };
 
 static void output_cb(const char *s, size_t len, void *user)
@@ -266,15 +214,11 @@ tui_term *tui_term_new(int rows, int cols, size_t scrollback, tui_term_output_fn
     t->vt = vterm_new(t->rows, t->cols);
     vterm_set_utf8(t->vt, 1);
     vterm_output_set_callback(t->vt, output_cb, t);
-    t->vs = vterm_obtain_screen(t->vt);
-    vterm_screen_enable_altscreen(t->vs, 1);
-    vterm_screen_set_callbacks(t->vs, &callbacks, t);
-    vterm_screen_set_damage_merge(t->vs, VTERM_DAMAGE_SCROLL);
-    vterm_screen_reset(t->vs, 1);
+    t->scr = tui_screen_new(t->vt, &screen_host, t);
+    vterm_state_reset(vterm_obtain_state(t->vt), 1);
     /* libvterm 0.1.4 loops forever on REP (CSI b) before any character was printed, so a
      * program printing "\033[b" first would hang us: print one blank and return. */
     vterm_input_write(t->vt, " \r", 2);
-    vterm_screen_flush_damage(t->vs);
     t->shape_chosen = false; /* the reset's shape is not the program's choice */
     tui_term_mark_all_dirty(t);
     return t;
@@ -285,6 +229,7 @@ void tui_term_free(tui_term *t)
     if (!t)
         return;
     vterm_free(t->vt);
+    tui_screen_free(t->scr);
     free(t->feed_buf);
     for (size_t i = 0; i < t->sb_cap; i++)
         free(t->sb[i].cells);
@@ -363,6 +308,93 @@ static void out_csi(const rep_filter *f, char **out, size_t *n, size_t *cap)
     }
 }
 
+/* SGR: CSI, parameters only, m. */
+static bool is_sgr(const rep_filter *f)
+{
+    if (f->seq_len < 3 || f->seq[1] != '[' || f->seq[f->seq_len - 1] != 'm')
+        return false;
+    for (size_t i = 2; i + 1 < f->seq_len; i++)
+        if ((f->seq[i] < '0' || f->seq[i] > '9') && f->seq[i] != ';' && f->seq[i] != ':')
+            return false;
+    return true;
+}
+
+static int first_number(const char *s, size_t len)
+{
+    int v = 0;
+    for (size_t i = 0; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+        v = v > 9999 ? v : v * 10 + (s[i] - '0');
+    return v;
+}
+
+/* An SGR with what libvterm 0.1.4 gets wrong done here. It takes the arguments of 58/59
+ * (underline colour, which it does not know) for attributes of their own (58;5;n turned on
+ * blink), so those go with their arguments; it has no dim, conceal or overline, so 2/22, 8/28
+ * and 53/55 set our pen's extras (libvterm gets 22 still, which ends bold too). The text
+ * before a change of extras goes to libvterm first, so it keeps the old ones. */
+static void out_sgr(tui_term *t, char **out, size_t *n, size_t *cap)
+{
+    const rep_filter *f = &t->filter;
+    size_t start[MAX_CSI_PARAMS + 1], len[MAX_CSI_PARAMS + 1];
+    int ng = 0;
+    for (size_t i = 2; ng <= MAX_CSI_PARAMS;) {
+        size_t j = i;
+        while (j + 1 < f->seq_len && f->seq[j] != ';')
+            j++;
+        start[ng] = i;
+        len[ng++] = j - i;
+        if (j + 1 >= f->seq_len)
+            break;
+        i = j + 1;
+    }
+    rep_filter sgr = {.seq = "\033["};
+    sgr.seq_len = 2;
+    uint16_t extra = tui_screen_extra(t->scr);
+    bool any = false;
+    for (int g = 0; g < ng; g++) {
+        const char *p = f->seq + start[g];
+        int v = first_number(p, len[g]);
+        int span = 1;
+        if ((v == 38 || v == 48 || v == 58) && !memchr(p, ':', len[g]) && g + 1 < ng) {
+            int kind = first_number(f->seq + start[g + 1], len[g + 1]);
+            span = kind == 5 ? 3 : kind == 2 ? 5 : 2;
+            if (g + span > ng)
+                span = ng - g;
+        }
+        bool keep = v != 58 && v != 59;
+        switch (v) {
+        case 0: extra = 0; break;
+        case 2: extra |= TUI_A_DIM; break;
+        case 22: extra &= (uint16_t)~TUI_A_DIM; break;
+        case 8: extra |= TUI_A_CONCEAL; break;
+        case 28: extra &= (uint16_t)~TUI_A_CONCEAL; break;
+        case 53: extra |= TUI_A_OVERLINE; break;
+        case 55: extra &= (uint16_t)~TUI_A_OVERLINE; break;
+        default: break;
+        }
+        keep = keep && v != 2 && v != 8 && v != 28 && v != 53 && v != 55;
+        if (keep) {
+            size_t from = start[g], to = start[g + span - 1] + len[g + span - 1];
+            if (any)
+                sgr.seq[sgr.seq_len++] = ';';
+            memcpy(sgr.seq + sgr.seq_len, f->seq + from, to - from);
+            sgr.seq_len += to - from;
+            any = true;
+        }
+        g += span - 1;
+    }
+    if (extra != tui_screen_extra(t->scr)) {
+        if (*n)
+            vterm_input_write(t->vt, *out, *n);
+        *n = 0;
+        tui_screen_set_extra(t->scr, extra);
+    }
+    if (!any)
+        return; /* nothing for libvterm (an empty SGR would reset its pen) */
+    sgr.seq[sgr.seq_len++] = 'm';
+    out_csi(&sgr, out, n, cap);
+}
+
 static bool is_rqss(const rep_filter *f)
 {
     return f->seq_len >= 4 && !memcmp(f->seq + 2, "$q", 2);
@@ -378,6 +410,63 @@ static bool rqss_known(const rep_filter *f)
 }
 
 static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap);
+
+static void save_charsets(rep_filter *f)
+{
+    memcpy(f->saved_g, f->g, sizeof f->g);
+    f->saved_gl = f->gl;
+}
+
+/* After libvterm's own DECRC: the character sets saved with the cursor, designated again. */
+static void restore_charsets(rep_filter *f, char **out, size_t *n, size_t *cap)
+{
+    memcpy(f->g, f->saved_g, sizeof f->g);
+    f->gl = f->saved_gl;
+    char seq[8] = {0x1B,
+                   '(',
+                   f->g[0] ? f->g[0] : 'B',
+                   0x1B,
+                   ')',
+                   f->g[1] ? f->g[1] : 'B',
+                   f->gl ? 0x0E : 0x0F};
+    out_append(out, n, cap, seq, 7);
+}
+
+/* A private mode (CSI ? ... h/l) with this number among its parameters. */
+static bool private_mode(const rep_filter *f, int mode)
+{
+    if (f->seq_len < 4 || f->seq[1] != '[' || f->seq[2] != '?' ||
+        (f->seq[f->seq_len - 1] != 'h' && f->seq[f->seq_len - 1] != 'l'))
+        return false;
+    for (size_t i = 3; i + 1 < f->seq_len;) {
+        size_t j = i;
+        while (j + 1 < f->seq_len && f->seq[j] != ';')
+            j++;
+        if (j > i && first_number(f->seq + i, j - i) == mode && j - i < 6)
+            return true;
+        i = j + 1;
+    }
+    return false;
+}
+
+/* What libvterm 0.1.4 leaves out of a few sequences, added after them: DECCOLM (80/132
+ * columns; the pane keeps its width) clears the screen, homes the cursor and resets the
+ * margins, as the standard says; saving and restoring the cursor (DECSC/DECRC, modes 1048 and
+ * 1049) takes the character sets along. */
+static void after_csi(rep_filter *f, char **out, size_t *n, size_t *cap)
+{
+    bool set = f->seq[f->seq_len - 1] == 'h';
+    if (private_mode(f, 3)) {
+        static const char clear[] = "\033[r\033[H\033[2J";
+        out_append(out, n, cap, clear, sizeof clear - 1);
+    }
+    if (private_mode(f, 1048) || private_mode(f, 1049)) {
+        if (set)
+            save_charsets(f);
+        else
+            restore_charsets(f, out, n, cap);
+    }
+}
 
 /* The held DCS ended with terminator: a known DECRQSS goes whole to libvterm (in one
  * write), another is answered here, any other DCS is dropped. */
@@ -484,6 +573,8 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
             out_append(out, n, cap, UTF8_REPLACEMENT, sizeof UTF8_REPLACEMENT - 1);
         } else {
             out_append(out, n, cap, &ch, 1);
+            if (c == 0x0E || c == 0x0F) /* SO, SI: G1 or G0 into GL */
+                f->gl = c == 0x0E;
             if (c >= 0x20 && c < 0x7F) {
                 f->last[0] = ch;
                 f->last_len = 1;
@@ -534,6 +625,15 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
                 f->state = F_ESC_INTER;
             } else {
                 out_append(out, n, cap, f->seq, f->seq_len);
+                if (c == '7')
+                    save_charsets(f);
+                else if (c == '8')
+                    restore_charsets(f, out, n, cap);
+                else if (c == 'c') { /* RIS: ASCII everywhere */
+                    memset(f->g, 0, sizeof f->g);
+                    f->gl = 0;
+                    save_charsets(f);
+                }
                 f->seq_len = 0;
                 f->state = F_GROUND;
             }
@@ -560,12 +660,18 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
         int params = 0;
         for (size_t i = csi_params(f); i < f->seq_len; i++)
             params += f->seq[i] == ';' || f->seq[i] == ':';
-        if (f->state == F_ESC_INTER)
+        if (f->state == F_ESC_INTER) {
             out_append(out, n, cap, f->seq, f->seq_len);
-        else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_rep(f))
+            if (f->seq_len == 3 && (f->seq[1] == '(' || f->seq[1] == ')'))
+                f->g[f->seq[1] == ')'] = f->seq[2];
+        } else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_rep(f))
             expand_rep(t, out, n, cap);
-        else if (f->state == F_CSI && params < MAX_CSI_PARAMS)
+        else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_sgr(f))
+            out_sgr(t, out, n, cap);
+        else if (f->state == F_CSI && params < MAX_CSI_PARAMS) {
             out_csi(f, out, n, cap);
+            after_csi(f, out, n, cap);
+        }
         f->seq_len = 0;
         f->state = F_GROUND;
         return;
@@ -603,7 +709,8 @@ void tui_term_feed(tui_term *t, const char *data, size_t len)
         /* plain ASCII outside any sequence goes through in one copy */
         if (f->state == F_GROUND && !f->utf_need) {
             size_t j = i;
-            while (j < len && (unsigned char)data[j] < 0x80 && data[j] != 0x1B)
+            while (j < len && (unsigned char)data[j] < 0x80 && data[j] != 0x1B && data[j] != 0x0E &&
+                   data[j] != 0x0F)
                 j++;
             if (j > i) {
                 out_append(&t->feed_buf, &n, &t->feed_cap, data + i, j - i);
@@ -623,7 +730,6 @@ void tui_term_feed(tui_term *t, const char *data, size_t len)
     }
     if (n)
         vterm_input_write(t->vt, t->feed_buf, n);
-    vterm_screen_flush_damage(t->vs);
 }
 
 /* Sequences of our own into libvterm between the program's. A string the program has open
@@ -681,7 +787,6 @@ void tui_term_resize(tui_term *t, int rows, int cols)
         inject(t, reset_region, sizeof reset_region - 1);
         clamp_cursor(t);
     }
-    vterm_screen_flush_damage(t->vs);
     tui_term_mark_all_dirty(t);
 }
 
@@ -757,33 +862,42 @@ bool tui_term_cell(tui_term *t, size_t line, int col, tui_cell *out)
     size_t row = line - t->sb_count;
     if (row >= (size_t)t->rows)
         return false;
-    VTermScreenCell c;
-    VTermPos pos = {.row = (int)row, .col = col};
-    if (!vterm_screen_get_cell(t->vs, pos, &c))
-        return false;
-    pack_cell(&c, out);
-    return true;
+    return tui_screen_cell(t->scr, (int)row, col, out);
+}
+
+#define CELL_UTF8_MAX ((TUI_CELL_COMBINING + 1) * 4)
+
+/* A cell's text as UTF-8: its character (a blank as a space) and the combining ones on it. */
+static size_t cell_utf8(const tui_cell *cell, char *out)
+{
+    size_t n = 0;
+    for (int i = -1; i < TUI_CELL_COMBINING; i++) {
+        uint32_t ch = i < 0 ? (cell->ch ? cell->ch : ' ') : cell->comb[i];
+        if (i >= 0 && (!ch || !cell->ch))
+            break;
+        char mb[MB_LEN_MAX];
+        int k = wctomb(mb, (wchar_t)ch);
+        if (k <= 0 || k > 4) {
+            mb[0] = '?';
+            k = 1;
+        }
+        memcpy(out + n, mb, (size_t)k);
+        n += (size_t)k;
+    }
+    return n;
 }
 
 size_t tui_term_line_text(tui_term *t, size_t line, char *buf, size_t len)
 {
     size_t used = 0, last_nonblank = 0;
-    for (int c = 0; c < t->cols && used + 8 < len; c++) {
+    for (int c = 0; c < t->cols && used + CELL_UTF8_MAX < len; c++) {
         tui_cell cell;
         if (!tui_term_cell(t, line, c, &cell))
             break;
         if (cell.width == 0 && cell.ch == 0)
             continue; /* right half of a wide character */
-        uint32_t ch = cell.ch ? cell.ch : ' ';
-        char mb[8];
-        int n = wctomb(mb, (wchar_t)ch);
-        if (n <= 0) {
-            mb[0] = '?';
-            n = 1;
-        }
-        memcpy(buf + used, mb, (size_t)n);
-        used += (size_t)n;
-        if (ch != ' ')
+        used += cell_utf8(&cell, buf + used);
+        if (cell.ch && cell.ch != ' ')
             last_nonblank = used;
     }
     buf[last_nonblank] = '\0';
@@ -802,9 +916,8 @@ int tui_term_text_col(tui_term *t, size_t line, size_t offset)
             continue;
         if (used >= offset)
             return c;
-        char mb[8];
-        int n = wctomb(mb, (wchar_t)(cell.ch ? cell.ch : ' '));
-        used += n > 0 ? (size_t)n : 1;
+        char mb[CELL_UTF8_MAX];
+        used += cell_utf8(&cell, mb);
     }
     return c;
 }
@@ -833,8 +946,11 @@ void tui_term_mark_all_dirty(tui_term *t)
 
 void tui_term_cursor(const tui_term *t, int *row, int *col, bool *visible, int *shape)
 {
-    *row = t->cursor.row;
-    *col = t->cursor.col;
+    /* libvterm does not always report a move (DECSLRM homes the cursor silently) */
+    VTermPos pos;
+    vterm_state_get_cursorpos(vterm_obtain_state(t->vt), &pos);
+    *row = pos.row;
+    *col = pos.col;
     *visible = t->cursor_visible;
     *shape = 0;
     if (t->shape_chosen) { /* as DECSCUSR: 1-2 block, 3-4 underline, 5-6 bar, odd = blinking */
@@ -901,18 +1017,25 @@ char *tui_term_snapshot(tui_term *t)
                     sm_strbuf_puts(&b, ";7");
                 if (cell.attrs & TUI_A_STRIKE)
                     sm_strbuf_puts(&b, ";9");
+                if (cell.attrs & TUI_A_DIM)
+                    sm_strbuf_puts(&b, ";2");
+                if (cell.attrs & TUI_A_CONCEAL)
+                    sm_strbuf_puts(&b, ";8");
+                if (cell.attrs & TUI_A_OVERLINE)
+                    sm_strbuf_puts(&b, ";53");
                 sgr_color(&b, &cell.fg, true);
                 sgr_color(&b, &cell.bg, false);
                 sm_strbuf_puts(&b, "m");
                 prev = cell;
                 have = true;
             }
-            char mb[8];
-            int n = wctomb(mb, (wchar_t)(cell.ch ? cell.ch : ' '));
-            sm_strbuf_append(&b, n > 0 ? mb : " ", n > 0 ? (size_t)n : 1);
+            char mb[CELL_UTF8_MAX];
+            sm_strbuf_append(&b, mb, cell_utf8(&cell, mb));
         }
     }
-    sm_strbuf_printf(&b, "\033[0m\033[%d;%dH", t->cursor.row + 1, t->cursor.col + 1);
+    VTermPos pos;
+    vterm_state_get_cursorpos(vterm_obtain_state(t->vt), &pos);
+    sm_strbuf_printf(&b, "\033[0m\033[%d;%dH", pos.row + 1, pos.col + 1);
     return sm_strbuf_take(&b);
 }
 

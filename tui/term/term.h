@@ -1,5 +1,6 @@
-/* The terminal model of an embedded terminal: a libvterm screen plus our own scrollback ring
- * (fed by sb_pushline, recycled in place), damage turned into dirty rows, cursor, title and
+/* The terminal model of an embedded terminal: libvterm's parser and state driving our own
+ * screen cells (screen.c) and scrollback ring (recycled in place), changes turned into dirty
+ * rows, cursor, title and
  * modes, and text search over scrollback + screen. No curses here: term_render.c draws it,
  * term_input.c feeds it keys. Code to the libvterm 0.1.4 API (spec/environment.md §2).
  *
@@ -19,9 +20,13 @@
 #define TUI_TERM_MIN_COLS 10
 #define TUI_TERM_MIN_ROWS 4
 
-/* A compact cell for scrollback (the screen keeps libvterm's own). */
+#define TUI_CELL_COMBINING 3 /* combining characters kept after a cell's first code point */
+
+/* A cell as the renderer, scrollback and search see it. */
 typedef struct tui_cell {
-    uint32_t ch; /* first code point; 0 = blank */
+    uint32_t ch;                       /* first code point; 0 = blank */
+    uint32_t comb[TUI_CELL_COMBINING]; /* combining characters on ch (accents, variation
+                                        * selectors, joiners); 0 after the last */
     VTermColor fg, bg;
     uint16_t attrs; /* TUI_A_* */
     uint8_t width;
@@ -34,7 +39,12 @@ enum {
     TUI_A_BLINK = 1 << 3,
     TUI_A_REVERSE = 1 << 4,
     TUI_A_STRIKE = 1 << 5,
+    /* ours, not libvterm 0.1.4's (its SGR parser ignores them; term.c keeps them) */
+    TUI_A_DIM = 1 << 6,
+    TUI_A_CONCEAL = 1 << 7,
+    TUI_A_OVERLINE = 1 << 8,
 };
+#define TUI_A_EXTRA (TUI_A_DIM | TUI_A_CONCEAL | TUI_A_OVERLINE)
 
 typedef struct tui_term tui_term;
 

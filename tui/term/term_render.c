@@ -67,6 +67,8 @@ static attr_t cell_attr(const tui_cell *c, short *pair_out)
         a |= A_BLINK;
     if (c->attrs & TUI_A_REVERSE)
         a |= A_REVERSE;
+    if (c->attrs & TUI_A_DIM)
+        a |= A_DIM;
     *pair_out = 0;
     if (g_tier != TUI_TIER_MONO) {
         int fg = map_color(&c->fg, true), bg = map_color(&c->bg, false);
@@ -127,9 +129,13 @@ static void draw_row(tui_term *t, size_t line, int y, int x, int w, bool highlig
             run_x = sx;
         }
         wchar_t wc = c.ch ? (wchar_t)c.ch : L' ';
-        if (wc < 32 || wc == 127)
-            wc = L' ';
+        if (wc < 32 || wc == 127 || (c.attrs & TUI_A_CONCEAL))
+            wc = L' '; /* concealed text is not shown (its background is) */
+        if (wc == L' ' && cw == 2)
+            run[nrun++] = L' '; /* a blank for each column */
         run[nrun++] = wc;
+        for (int i = 0; i < TUI_CELL_COMBINING && c.comb[i] && wc != L' '; i++)
+            run[nrun++] = (wchar_t)c.comb[i]; /* curses puts them on the cell before */
         sx += cw;
         col += cw;
     }
