@@ -31,7 +31,7 @@ check "t opens a terminal" wait_prompt "$ID"
 type_line 'echo before-detach-MARK-$((6*7))'
 check "a command's output shows" wait_for "^before-detach-MARK-42$"
 # a program asks the terminal where the cursor is and reads the answer, as editors do
-type_line 'printf "\033[6n"; read -rs -d R POS; echo answered-$((2+2))'
+type_line 'stty -echo; printf "\033[6n"; read -r -d R POS; stty echo; echo answered-$((2+2))'
 check "a cursor position query is answered" wait_for "^answered-4$"
 keys C-b 1
 check "Ctrl-b 1 goes to the list" wait_for "^  $ID "
