@@ -1,4 +1,5 @@
-/* `sandman rm ID...`: ends sandboxes and removes every trace of them (already gone = done). */
+/* `sandman rm ID...`: ends sandboxes and removes every trace of them (already gone = done,
+ * exit 0 with a note, as close is idempotent). */
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
@@ -15,7 +16,7 @@ static int cmd_rm(sm_cli *cli, cli_call *c)
     cJSON *removed = cJSON_CreateArray();
     for (int i = 0; i < c->npos; i++) {
         int one = CLI_OK;
-        sm_sandbox *s = cli_open_sandbox(cli, c->pos[i], &one);
+        sm_sandbox *s = cli_open_sandbox_or_gone(cli, c->pos[i], &one);
         if (!s) {
             status = status ? status : one;
             continue;

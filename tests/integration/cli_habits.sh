@@ -1,0 +1,66 @@
+# The CLI behaves as ssh and docker users expect: options where docker takes them, stdin passed
+# through, idempotent rm, exit codes by DESIGN.md §6, errors as JSON with -o json, failures
+# that age, stats in words, provider options that stay with the sandbox.
+. "$(dirname "$0")/../lib.sh"
+
+ID=$("$SANDMAN" create)
+
+# ---- options as docker takes them (item 11)
+run "$SANDMAN" exec "$ID" -o=json -- echo hi
+expect_eq "-o=json after the id works" "hi" "$(printf '%s' "$OUT" | json 'd["stdout"].strip()')"
+run "$SANDMAN" exec "$ID" --output json -- echo hi
+expect_eq "--output json works" "0" "$(printf '%s' "$OUT" | json 'd["return_code"]')"
+run "$SANDMAN" -o=json ls
+expect_eq "-o=json before the verb works" "$ID" "$(printf '%s' "$OUT" | json 'd[0]["id"]')"
+run "$SANDMAN" exec "$ID" -e SECRET=hunter2-cli-habits -- 'printf %s "$SECRET"'
+expect_eq "-e after the id reaches the command" "hunter2-cli-habits" "$OUT"
+check "and its value never lands in the journal or the state" \
+    sh -c "! grep -rq hunter2-cli-habits '$SANDMAN_STATE_DIR'"
+run "$SANDMAN" exec "$ID" -o=yaml -- true
+expect_eq "-o=yaml is a usage error" 2 "$RC"
+expect_match "naming the format and the allowed ones" "unknown output format 'yaml' \(allowed: json, text\)" "$ERR"
+
+# ---- rm is idempotent, exit codes are consistent (item 13)
+GONE=$("$SANDMAN" create)
+"$SANDMAN" rm "$GONE" >/dev/null
+run "$SANDMAN" rm "$GONE"
+expect_eq "rm of an id already gone exits 0" 0 "$RC"
+expect_match "with a note saying so" "no sandbox matches '$GONE'.*already gone" "$ERR"
+expect_eq "and prints no id (nothing was removed)" "" "$OUT"
+run "$SANDMAN" cp /nonexistent-cli-habits "$ID:/tmp/x"
+expect_eq "cp of a missing local file exits 2" 2 "$RC"
+expect_match "naming the file" "cannot read /nonexistent-cli-habits" "$ERR"
+run "$SANDMAN" create --file /tmp/x=/nonexistent-cli-habits
+expect_eq "as create --file of a missing local file does" 2 "$RC"
+run "$SANDMAN" cp "$ID:" /tmp/x
+expect_eq "cp with an empty sandbox path exits 2" 2 "$RC"
+expect_match "naming the id exactly (no freed memory)" "^sandman cp: the sandbox path after '$ID:' is empty" "$ERR"
+run "$SANDMAN" cp /etc/hostname "$ID:"
+expect_match "either way round" "^sandman cp: the sandbox path after '$ID:' is empty" "$ERR"
+run "$SANDMAN" exec nosuchid -- true
+expect_eq "an id that matches nothing exits 1" 1 "$RC"
+run "$SANDMAN" tui --theme nosuch-cli-habits </dev/null
+expect_eq "--theme nosuch is bad input: 2" 2 "$RC"
+expect_match "naming it" "unknown theme 'nosuch-cli-habits'" "$ERR"
+
+# ---- errors as one JSON object with -o json (item 14)
+run "$SANDMAN" exec -o json nosuchid -- true
+expect_eq "a JSON error exits as the text one" 1 "$RC"
+expect_eq "is one object on stdout with its kind" "not_found" "$(printf '%s' "$OUT" | json 'd["error"]["kind"]')"
+expect_match "and its message" "no sandbox matches 'nosuchid'" "$(printf '%s' "$OUT" | json 'd["error"]["message"]')"
+expect_eq "and its exit code" 1 "$(printf '%s' "$OUT" | json 'd["error"]["exit_code"]')"
+expect_match "the line on stderr stays" "^sandman: no sandbox matches 'nosuchid'" "$ERR"
+run "$SANDMAN" create -o json --memory-mib lots
+expect_eq "a usage error is JSON too" "usage" "$(printf '%s' "$OUT" | json 'd["error"]["kind"]')"
+expect_eq "exiting 2" 2 "$RC"
+run "$SANDMAN" exec -o json "$ID" -- 'printf "\377ok\376"'
+expect_eq "invalid UTF-8 in output decodes lossily to U+FFFD" "$(printf '\357\277\275ok\357\277\275')" \
+    "$(printf '%s' "$OUT" | json 'd["stdout"]')"
+LBL=$("$SANDMAN" create -l "$(printf 'k=v\377')")
+run "$SANDMAN" ls -o json
+strict_json() { printf '%s' "$1" | python3 -c 'import json,sys; json.loads(sys.stdin.buffer.read().decode("utf-8"))'; }
+check "a label with invalid UTF-8 still gives valid UTF-8 JSON" strict_json "$OUT"
+expect_eq "with U+FFFD for the broken byte" "$(printf 'v\357\277\275')" \
+    "$(printf '%s' "$OUT" | json "[s for s in d if s['id']=='$LBL'][0]['labels']['k']")"
+
+finish
