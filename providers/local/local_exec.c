@@ -152,6 +152,52 @@ static bool pump(int fd, sm_strbuf *b, int to)
     }
 }
 
+/* The caller's stdin copied into the command's stdin pipe: one buffer, read when empty and
+ * written when the pipe takes it. End of file (or an error) on the caller's side closes the
+ * pipe, so the command reads end of file; a command that closed its stdin ends the relay. */
+typedef struct stdin_relay {
+    int from, to; /* the caller's descriptor; our pipe's writer (-1 once closed) */
+    char buf[65536];
+    size_t len, off;
+} stdin_relay;
+
+static void stdin_relay_close(stdin_relay *sr)
+{
+    if (sr->to >= 0)
+        close(sr->to);
+    sr->to = -1;
+    sr->len = sr->off = 0;
+}
+
+static void stdin_relay_write(stdin_relay *sr)
+{
+    while (sr->to >= 0 && sr->off < sr->len) {
+        ssize_t w = write(sr->to, sr->buf + sr->off, sr->len - sr->off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN)
+            return;
+        if (w <= 0) { /* EPIPE: the command closed its stdin */
+            stdin_relay_close(sr);
+            return;
+        }
+        sr->off += (size_t)w;
+    }
+    sr->len = sr->off = 0;
+}
+
+static void stdin_relay_read(stdin_relay *sr)
+{
+    ssize_t r = read(sr->from, sr->buf, sizeof sr->buf);
+    if (r > 0) {
+        sr->len = (size_t)r;
+        sr->off = 0;
+        stdin_relay_write(sr); /* most often the pipe takes it at once */
+    } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+        stdin_relay_close(sr);
+    }
+}
+
 int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec_result *res,
                sm_error *err)
 {
@@ -165,14 +211,18 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     long long oom0 = -1, pids0 = -1;
     local_cg_counters(&r.cg, &oom0, &pids0);
 
-    /* stdin is a pipe whose writer is closed at once: the command reads end of file */
+    /* stdin is a pipe of ours: its writer is closed at once (the command reads end of file),
+     * or with stdin_fd we copy the caller's input into it, so the caller's descriptor (a
+     * terminal, a file) never enters the sandbox */
     int sock = -1, in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1};
     rc = local_ctl_connect(&r, &sock, err);
     if (rc == SM_OK &&
         (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0))
         rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_SANDBOX_ERROR, "pipe: %s", strerror(errno));
-    if (in[1] >= 0)
+    if (in[1] >= 0 && (rc != SM_OK || req->stdin_fd < 0)) {
         close(in[1]);
+        in[1] = -1;
+    }
     if (rc == SM_OK) {
         char **env = local_build_env(&r, req->env, NULL);
         size_t len;
@@ -204,6 +254,9 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         set_nonblock(out[0]);
     if (errp[0] >= 0)
         set_nonblock(errp[0]);
+    stdin_relay sr = {.from = req->stdin_fd, .to = in[1]};
+    if (sr.to >= 0)
+        set_nonblock(sr.to);
     while (rc == SM_OK && (!exited || out_open || err_open)) {
         double now = sm_now_mono();
         if (!exited && now >= deadline) {
@@ -213,11 +266,18 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         }
         if (exited && now - exited_at > DRAIN_GRACE_S)
             break; /* a background child still holds the pipes; do not wait for it */
-        struct pollfd pf[3];
+        if (exited)
+            stdin_relay_close(&sr); /* the command is gone: its input ends here */
+        struct pollfd pf[5];
         int n = 0;
         pf[n++] = (struct pollfd){.fd = exited ? -1 : sock, .events = POLLIN};
         pf[n++] = (struct pollfd){.fd = out_open ? out[0] : -1, .events = POLLIN};
         pf[n++] = (struct pollfd){.fd = err_open ? errp[0] : -1, .events = POLLIN};
+        /* input: read the caller's when our buffer is empty, else wait to write it; the pipe
+         * is watched either way, so that a command closing its stdin (POLLERR) is seen */
+        bool want_in = sr.to >= 0 && sr.len == 0;
+        pf[n++] = (struct pollfd){.fd = want_in ? sr.from : -1, .events = POLLIN};
+        pf[n++] = (struct pollfd){.fd = sr.to, .events = sr.len ? POLLOUT : 0};
         double until = exited ? exited_at + DRAIN_GRACE_S : deadline;
         int ms = (int)((until - now) * 1000) + 1;
         if (poll(pf, (nfds_t)n, ms) < 0 && errno != EINTR)
@@ -226,6 +286,12 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
             out_open = pump(out[0], &ob, req->stdout_fd);
         if (err_open && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)))
             err_open = pump(errp[0], &eb, req->stderr_fd);
+        if (pf[3].revents)
+            stdin_relay_read(&sr);
+        if (pf[4].revents & (POLLERR | POLLHUP))
+            stdin_relay_close(&sr); /* the command closed its stdin */
+        else if (pf[4].revents)
+            stdin_relay_write(&sr);
         if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             struct lp_frame f;
             int got = lp_recv(sock, &f);
@@ -251,6 +317,7 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         pump(errp[0], &eb, req->stderr_fd);
         close(errp[0]);
     }
+    stdin_relay_close(&sr);
     if (sock >= 0)
         close(sock);
 

@@ -63,4 +63,29 @@ check "a label with invalid UTF-8 still gives valid UTF-8 JSON" strict_json "$OU
 expect_eq "with U+FFFD for the broken byte" "$(printf 'v\357\277\275')" \
     "$(printf '%s' "$OUT" | json "[s for s in d if s['id']=='$LBL'][0]['labels']['k']")"
 
+# ---- stdin passes through as with ssh and docker exec -i (item 10)
+seq 100 | "$SANDMAN" exec "$ID" -- 'cat > /tmp/lines'
+run "$SANDMAN" exec "$ID" -- 'wc -l < /tmp/lines; tail -1 /tmp/lines'
+expect_eq "seq 100 | exec -- 'cat > f' writes the 100 lines" "100 100" "$(printf '%s' "$OUT" | tr '\n' ' ')"
+run sh -c "seq 300000 | '$SANDMAN' exec '$ID' -- 'md5sum'"
+expect_eq "a large input arrives whole and in order" "$(seq 300000 | md5sum)" "$OUT"
+run sh -c "seq 3 | '$SANDMAN' exec -o json '$ID' -- 'wc -l'"
+expect_eq "with -o json too" "3" "$(printf '%s' "$OUT" | json 'd["stdout"].strip()')"
+run sh -c "seq 3 | '$SANDMAN' exec -n '$ID' -- 'wc -l'"
+expect_eq "-n/--no-stdin: the command reads end of file" "0" "$OUT"
+run sh -c "seq 3 | '$SANDMAN' exec '$ID' --no-stdin -- 'wc -l'"
+expect_eq "--no-stdin after the id too" "0" "$OUT"
+run sh -c "'$SANDMAN' exec '$ID' -- 'wc -c' <&-"
+expect_eq "a closed stdin reads as empty" "0" "$OUT"
+run timeout 60 sh -c "yes | '$SANDMAN' exec '$ID' -- 'head -2'"
+expect_eq "a command that stops reading ends the relay (no hang on endless input)" "y y " "$(printf '%s\n' "$OUT" | tr '\n' ' ')"
+expect_eq "and exits with the command's status" 0 "$RC"
+run timeout 60 bash -c "'$SANDMAN' exec '$ID' -- 'exit 4' < <(sleep 600)"
+expect_eq "a command that never reads returns at once, with its status" 4 "$RC"
+run timeout 60 script -qec "'$SANDMAN' exec '$ID' -- 'cat; echo read-done'" /dev/null
+expect_match "from a terminal without -i, the command reads end of file (no hang)" "read-done" "$OUT"
+run "$SANDMAN" exec "$ID" --interactive=yes -- true
+expect_eq "--interactive takes no value" 2 "$RC"
+expect_match "saying so" "option --interactive=yes takes no value" "$ERR"
+
 finish
