@@ -69,6 +69,13 @@ static void oom_record(const char *cid, long long count)
     free(path);
 }
 
+long long docker_oom_known(docker_provider *dp, sm_handle *h)
+{
+    docker_cache *c = docker_cache_get(dp, h, NULL);
+    long long v = oom_recorded(h->id);
+    return c && c->oom_seen > v ? c->oom_seen : v;
+}
+
 void docker_oom_forget(const char *cid)
 {
     char *path = oom_file(cid);
@@ -130,11 +137,14 @@ int docker_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exe
                     .timeout_s = timeout,
                     .stdout_fd = req->stdout_fd,
                     .stderr_fd = req->stderr_fd,
+                    .with_stdin = req->stdin_fd >= 0,
+                    .stdin_fd = req->stdin_fd,
                     .out = &out,
                     .errb = &errb};
     /* The handle's exec helper when it can run the command as an exec would; else (and for a
-     * handle's first command) an exec instance. */
-    int rc = docker_executor_run(dp, h, req->cmd, &r, err);
+     * handle's first command, or one reading our stdin) an exec instance. */
+    int rc =
+        r.with_stdin ? DOCKER_EXECUTOR_DECLINED : docker_executor_run(dp, h, req->cmd, &r, err);
     if (rc == DOCKER_EXECUTOR_DECLINED) {
         r.timeout_s = timeout - (sm_now_mono() - t0);
         if (r.timeout_s < 0.01)

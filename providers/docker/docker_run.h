@@ -21,6 +21,8 @@ typedef struct docker_run {
     const char *user;
     double timeout_s;
     int stdout_fd, stderr_fd;
+    bool with_stdin; /* relay stdin_fd to the command's stdin (a hijacked stream) until EOF */
+    int stdin_fd;
     sm_strbuf *out, *errb;
     /* results */
     int code;
