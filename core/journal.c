@@ -108,24 +108,40 @@ int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out)
     return SM_OK;
 }
 
+static bool same_failure(const sm_failure *a, const sm_failure *b)
+{
+    return a->kind == b->kind && a->exit_code == b->exit_code && a->signal == b->signal &&
+           !strcmp(a->operation, b->operation) && !strcmp(a->reason, b->reason);
+}
+
 bool sm_journal_last_failure(const char *provider, const char *sandbox_id, sm_failure *out)
 {
     sm_failure_init(out);
     double at = 0;
+    int since = 0;
     cJSON *events = NULL;
     sm_journal_read(provider, sandbox_id, &events);
     const cJSON *ev;
     cJSON_ArrayForEach(ev, events)
     {
+        const char *type = sm_json_str(ev, "type");
         const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev, "failure");
-        if (!fj)
-            continue;
         sm_failure f;
-        sm_failure_from_json(fj, &f);
-        if (sm_failure_kind_is_failure(f.kind))
+        if (fj)
+            sm_failure_from_json(fj, &f);
+        if (fj && sm_failure_kind_is_failure(f.kind)) {
+            double before = at;
             sm_failure_note(out, &at, &f, sm_parse_time(sm_json_str(ev, "ts")));
+            if (at != before || same_failure(out, &f))
+                since = 0; /* this one is the last failure now (or said again) */
+            else if (type && (!strcmp(type, "exec") || !strcmp(type, "transfer")))
+                since++; /* a weaker failure that did not replace it still ran */
+        } else if (type && (!strcmp(type, "exec") || !strcmp(type, "transfer"))) {
+            since++;
+        }
     }
     cJSON_Delete(events);
+    out->commands_since = out->kind != SM_FAIL_NONE ? since : 0;
     return out->kind != SM_FAIL_NONE;
 }
 

@@ -152,6 +152,39 @@ static bool pump(int fd, sm_strbuf *b, int to)
     }
 }
 
+/* The init went away under a running command: the sandbox ended (its TTL, an rm, the OOM
+ * killer), and why it ended is why the command failed, not a sandbox error. The supervisor
+ * writes the end record as the init goes: waited for a little. */
+static int ended_while_running(const char *id, sm_error *err)
+{
+    double until = sm_now_mono() + 2;
+    for (;;) {
+        local_record r;
+        if (local_record_load(id, &r, NULL) != SM_OK)
+            break;
+        if (r.ended && r.end.kind != SM_FAIL_NONE) {
+            char label[128];
+            sm_failure_label(&r.end, label, sizeof label);
+            int rc = sm_error_set(
+                err, SM_ERR_RUNTIME, r.end.kind, "sandbox %s ended while the command ran: %s%s%s%s",
+                id, label, r.end.reason[0] ? " (" : "", r.end.reason, r.end.reason[0] ? ")" : "");
+            if (err) {
+                err->failure = r.end;
+                snprintf(err->failure.operation, sizeof err->failure.operation, "exec");
+                snprintf(err->failure.reason, sizeof err->failure.reason, "%s", err->msg);
+            }
+            local_record_free(&r);
+            return rc;
+        }
+        local_record_free(&r);
+        if (sm_now_mono() >= until)
+            break;
+        usleep(10000);
+    }
+    return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_SANDBOX_ERROR,
+                        "sandbox %s stopped while the command ran", id);
+}
+
 /* The caller's stdin copied into the command's stdin pipe: one buffer, read when empty and
  * written when the pipe takes it. End of file (or an error) on the caller's side closes the
  * pipe, so the command reads end of file; a command that closed its stdin ends the relay. */
@@ -296,8 +329,7 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
             struct lp_frame f;
             int got = lp_recv(sock, &f);
             if (got != 0) {
-                rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_SANDBOX_ERROR,
-                                  "sandbox %s stopped while the command ran", h->id);
+                rc = ended_while_running(h->id, err);
             } else if (f.h.type == LP_ERROR) {
                 rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_SANDBOX_ERROR, "%s",
                                   f.payload ? f.payload : "the sandbox refused the command");

@@ -88,4 +88,39 @@ run "$SANDMAN" exec "$ID" --interactive=yes -- true
 expect_eq "--interactive takes no value" 2 "$RC"
 expect_match "saying so" "option --interactive=yes takes no value" "$ERR"
 
+# ---- failures age, status shows the last one, a TTL is a TTL, stats in words (item 15)
+F=$("$SANDMAN" create)
+"$SANDMAN" exec "$F" -- 'exit 3'
+run "$SANDMAN" ls
+expect_match "ls shows a failing command" "^${F:0:12} .* exit 3$" "$OUT"
+"$SANDMAN" exec "$F" -- true
+"$SANDMAN" exec "$F" -- true
+run "$SANDMAN" ls
+expect_match "once later commands succeed, the FAILURE column says how old it is" "^${F:0:12} .* exit 3, 2 commands ago$" "$OUT"
+run "$SANDMAN" ls -o json
+expect_eq "so does last_failure" "2" "$(printf '%s' "$OUT" | json "[s for s in d if s['id']=='$F'][0]['last_failure']['commands_since']")"
+run "$SANDMAN" status "$F"
+expect_match "status shows the last failure" "^last failure: exit 3, 2 commands ago: exit code 3$" "$OUT"
+run "$SANDMAN" status -o json "$F"
+expect_eq "in JSON too" "exit_nonzero 2" "$(printf '%s' "$OUT" | json 'd["last_failure"]["kind"] + " " + str(d["last_failure"]["commands_since"])')"
+"$SANDMAN" exec "$F" -- 'exit 4'
+run "$SANDMAN" ls
+expect_match "a new failure is the current one again" "^${F:0:12} .* exit 4$" "$OUT"
+
+T=$("$SANDMAN" create --ttl 1)
+run "$SANDMAN" exec -o json "$T" -- 'sleep 30'
+expect_eq "a TTL that ends a running exec is ttl_expired" "ttl_expired" "$(printf '%s' "$OUT" | json 'd["failure"]["kind"]')"
+expect_eq "of the exec" "exec" "$(printf '%s' "$OUT" | json 'd["failure"]["operation"]')"
+T=$("$SANDMAN" create --ttl 1)
+run "$SANDMAN" exec "$T" -- 'sleep 30'
+expect_eq "exiting 125" 125 "$RC"
+expect_match "saying the TTL ended it, not a sandbox error" "ended while the command ran: TTL expired \(the sandbox reached its ttl_s of 1 s\)" "$ERR"
+
+C=$("$SANDMAN" create --cpu 0.5)
+run "$SANDMAN" stats "$C"
+expect_match "stats says the CPU rate is of one core, and the quota in cores" "^cpu: +[0-9.]+ % of one core \(quota 0.5 cores\)" "$OUT"
+expect_match "and the OOM count it knows, 0 too" "^oom kills: +0$" "$OUT"
+run "$SANDMAN" stats "$ID"
+expect_match "a sandbox without a quota says so" "^cpu: +[0-9.]+ % of one core \(no quota\)" "$OUT"
+
 finish
