@@ -294,6 +294,9 @@ static cJSON *record_json(const local_provider *lp, sm_provider *p, const sm_spe
         cJSON_AddItemToArray(ports, cJSON_CreateNumber(spec->ports[i]));
     cJSON_AddStringToObject(o, "network", lp->network);
     cJSON_AddStringToObject(o, "shell", lp->shell);
+    /* provider options stay with the sandbox: a later exec from another context (or none)
+     * runs with the timeout the sandbox was made with, as it runs its shell */
+    cJSON_AddNumberToObject(o, "default_timeout_s", lp->default_timeout_s);
     if (note)
         cJSON_AddStringToObject(o, "limits_note", note);
     cJSON_AddItemToObject(o, "cgroups", local_cg_to_json(cg));

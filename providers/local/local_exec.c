@@ -239,8 +239,12 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     if (rc != SM_OK)
         return rc;
     double t0 = sm_now_mono();
-    double timeout =
-        req->timeout_s > 0 ? req->timeout_s : ((local_provider *)p->impl)->default_timeout_s;
+    /* no timeout asked for: the one the sandbox was created with (its spec), else ours */
+    double timeout = sm_json_num(r.spec, "default_timeout_s", 0);
+    if (!(timeout > 0 && timeout <= SM_MAX_EXEC_TIMEOUT_S))
+        timeout = ((local_provider *)p->impl)->default_timeout_s;
+    if (req->timeout_s > 0)
+        timeout = req->timeout_s;
     long long oom0 = -1, pids0 = -1;
     local_cg_counters(&r.cg, &oom0, &pids0);
 

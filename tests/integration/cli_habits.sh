@@ -123,4 +123,26 @@ expect_match "and the OOM count it knows, 0 too" "^oom kills: +0$" "$OUT"
 run "$SANDMAN" stats "$ID"
 expect_match "a sandbox without a quota says so" "^cpu: +[0-9.]+ % of one core \(no quota\)" "$OUT"
 
+# ---- provider options stay with the sandbox (item 16)
+cat >"$SANDMAN_STATE_DIR/short.yaml" <<EOF
+short:
+  local:
+    default_timeout_s: 2
+bad:
+  local:
+    default_timeout_s: -1
+EOF
+Q=$("$SANDMAN" -c "$SANDMAN_STATE_DIR/short.yaml" -p short create)
+check "create in a context with default_timeout_s: 2" test -n "$Q"
+run timeout 60 "$SANDMAN" exec "$Q" -- 'sleep 20'
+expect_eq "a later exec without -c/-p times out at the sandbox's 2 s" 125 "$RC"
+expect_match "saying so" "exec timeout 2s" "$ERR"
+run "$SANDMAN" exec --timeout 5 "$Q" -- 'sleep 3; echo slept'
+expect_eq "--timeout still overrides it" "slept" "$OUT"
+run "$SANDMAN" exec "$ID" -- 'sleep 3; echo slept'
+expect_eq "and a sandbox made without it keeps the default" "slept" "$OUT"
+run "$SANDMAN" -c "$SANDMAN_STATE_DIR/short.yaml" -p bad create
+expect_eq "a bad default_timeout_s is refused at create" 2 "$RC"
+expect_match "naming it and what is allowed" "default_timeout_s must be positive, up to 604800 seconds" "$ERR"
+
 finish
