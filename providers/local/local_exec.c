@@ -678,6 +678,11 @@ int local_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pty
     size_t len;
     char *payload = spawn_payload(&r, spec->command, spec->cwd, spec->user, env, &len);
     int flags = (spec->command ? 0 : LP_F_LOGIN) | LP_F_PTY | (spec->keep ? LP_F_KEEP : 0);
+    /* the host's dotfiles are the host's: a shell on image host starts clean unless the
+     * sandbox was made with shell_rc: host (an image directory's rc files are its own) */
+    const char *rc_mode = sm_json_str(r.spec, "shell_rc"), *image = sm_json_str(r.spec, "image");
+    if (!spec->command && image && !strcmp(image, "host") && (!rc_mode || strcmp(rc_mode, "host")))
+        flags |= LP_F_CLEAN_RC;
     if (lp_send(sock, LP_PTY_OPEN, flags, spec->rows, spec->cols, payload, len, NULL, 0) < 0)
         rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PTY_ERROR, "opening a PTY: %s",
                           strerror(errno));
