@@ -6,6 +6,7 @@
  * never waits for input nobody means to give. */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -86,6 +87,12 @@ static void exec_done(void *args)
 static bool pass_stdin(const sm_cli *cli, const exec_args *a)
 {
     if (a->stdin_mode < 0 || fileno(cli->out) < 0 || fcntl(STDIN_FILENO, F_GETFL) < 0)
+        return false;
+    /* /dev/null has nothing to pass: the command reads end of file either way, and a provider
+     * keeps its fastest path (docker's exec helper takes no stdin) */
+    struct stat in, null;
+    if (fstat(STDIN_FILENO, &in) == 0 && S_ISCHR(in.st_mode) && stat("/dev/null", &null) == 0 &&
+        in.st_rdev == null.st_rdev)
         return false;
     return a->stdin_mode > 0 || !isatty(STDIN_FILENO);
 }
