@@ -86,6 +86,8 @@ static int local_hide_config(local_provider *lp, const cJSON *config, sm_error *
     return SM_OK;
 }
 
+static void local_destroy(sm_provider *p);
+
 static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
 {
     local_provider *lp = xcalloc(1, sizeof *lp);
@@ -154,6 +156,8 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     if (rc) {
         if (err)
             err->code = SM_ERR_CONFIG;
+        local_destroy(p); /* the provider is not made: nothing of it is left */
+        p->impl = NULL;
         return SM_ERR_CONFIG;
     }
     lp->supervisor = find_supervisor();
