@@ -33,7 +33,7 @@ static int cmd_rm(sm_cli *cli, cli_call *c)
         }
         sm_sandbox_free(s);
     }
-    if (cli->json) {
+    if (cli->json && !cli->error_printed) { /* else the error object is the one document */
         cJSON *doc = cJSON_CreateObject();
         cJSON_AddItemToObject(doc, "removed", removed);
         cli_print_json(cli, doc);

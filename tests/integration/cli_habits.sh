@@ -53,6 +53,12 @@ expect_match "the line on stderr stays" "^sandman: no sandbox matches 'nosuchid'
 run "$SANDMAN" create -o json --memory-mib lots
 expect_eq "a usage error is JSON too" "usage" "$(printf '%s' "$OUT" | json 'd["error"]["kind"]')"
 expect_eq "exiting 2" 2 "$RC"
+run "$SANDMAN" rm -o json "$GONE"
+expect_eq "rm -o json of a gone id is one document, nothing removed, exit 0" "[] 0" "$(printf '%s' "$OUT" | json 'json.dumps(d["removed"])') $RC"
+run "$SANDMAN" rm -o json
+expect_eq "rm -o json without an id: one usage error object" "usage" "$(printf '%s' "$OUT" | json 'd["error"]["kind"]')"
+run "$SANDMAN" status -o json nosuchid
+expect_eq "status -o json of a missing id: the error object" "not_found 1" "$(printf '%s' "$OUT" | json 'd["error"]["kind"]') $RC"
 run "$SANDMAN" exec -o json "$ID" -- 'printf "\377ok\376"'
 expect_eq "invalid UTF-8 in output decodes lossily to U+FFFD" "$(printf '\357\277\275ok\357\277\275')" \
     "$(printf '%s' "$OUT" | json 'd["stdout"]')"
