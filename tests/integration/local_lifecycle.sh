@@ -28,9 +28,11 @@ run "$SANDMAN" exec "$ID" -- cat /workspace/notes.txt
 expect_eq "spec files are written before create returns" "$(cat "$SRC/tests/integration/data/notes.txt")" "$OUT"
 
 start=$(date +%s.%N)
-run timeout 10 "$SANDMAN" exec "$ID" -- cat
+run timeout 10 "$SANDMAN" exec -n "$ID" -- cat
 end=$(date +%s.%N)
-expect_eq "a command reading stdin sees EOF at once" 0 "$RC"
+expect_eq "with -n a command reading stdin sees EOF at once (whatever stdin the test has)" 0 "$RC"
+run timeout 10 "$SANDMAN" exec "$ID" -- cat </dev/null
+expect_eq "as with stdin from /dev/null" 0 "$RC"
 check "stdin-free command returns quickly" python3 -c "import sys; sys.exit(0 if $end - $start < 2 else 1)"
 
 start=$(date +%s.%N)
