@@ -62,17 +62,44 @@ void cli_print_id(sm_cli *cli, const char *id)
     fprintf(cli->out, "%s\n", cli_field(id, buf, sizeof buf));
 }
 
+/* -o json: the error as one object on stdout, for scripts that read only stdout. */
+static void json_error(sm_cli *cli, int status, const char *kind, const char *failure,
+                       const char *msg)
+{
+    if (!cli->json || status == CLI_OK || cli->error_printed)
+        return;
+    cli->error_printed = true;
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *e = cJSON_AddObjectToObject(doc, "error");
+    cJSON_AddStringToObject(e, "kind", kind);
+    cJSON_AddStringToObject(e, "message", msg);
+    if (failure)
+        cJSON_AddStringToObject(e, "failure", failure);
+    if (cli->verb)
+        cJSON_AddStringToObject(e, "command", cli->verb);
+    cJSON_AddNumberToObject(e, "exit_code", status);
+    cli_print_json(cli, doc);
+}
+
+static int report(sm_cli *cli, int status, const char *kind, const char *failure, const char *fmt,
+                  va_list ap)
+{
+    char *msg = xvasprintf(fmt, ap);
+    /* errors quote paths and names from inside sandboxes: escaped whole, newlines too */
+    char *safe = sm_text_escape(msg, 0);
+    cli_printf(cli->err, "sandman: %s\n", safe);
+    json_error(cli, status, kind, failure, msg);
+    free(safe);
+    free(msg);
+    return status;
+}
+
 int cli_error(sm_cli *cli, int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = xvasprintf(fmt, ap);
+    report(cli, status, "error", NULL, fmt, ap);
     va_end(ap);
-    /* errors quote paths and names from inside sandboxes: escaped whole, newlines too */
-    char *safe = sm_text_escape(msg, 0);
-    cli_printf(cli->err, "sandman: %s\n", safe);
-    free(safe);
-    free(msg);
     return status;
 }
 
@@ -88,21 +115,35 @@ int cli_usage(sm_cli *cli, const char *fmt, ...)
                    cli->verb);
     else
         cli_printf(cli->err, "sandman: %s (see 'sandman --help')\n", safe);
+    json_error(cli, CLI_USAGE, "usage", NULL, msg);
     free(safe);
     free(msg);
     return CLI_USAGE;
 }
 
+static int fail_as(sm_cli *cli, int status, const sm_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *failure =
+        err->failure.kind != SM_FAIL_NONE ? sm_failure_kind_name(err->failure.kind) : NULL;
+    report(cli, status, sm_error_code_name(err->code), failure, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+/* DESIGN.md §6: 2 for what is wrong with the command line itself (bad values, a local file
+ * that is not there); a sandbox id that matches none or several is an answer about the
+ * sandboxes that exist, like any other error: 1. */
 int cli_fail(sm_cli *cli, const sm_error *err)
 {
     int status = CLI_FAIL;
     switch (err->code) {
     case SM_ERR_INVALID:
-    case SM_ERR_CONFIG:
-    case SM_ERR_AMBIGUOUS: status = CLI_USAGE; break;
+    case SM_ERR_CONFIG: status = CLI_USAGE; break;
     default: break;
     }
-    return cli_error(cli, status, "%s", err->msg[0] ? err->msg : sm_error_code_name(err->code));
+    return fail_as(cli, status, err, "%s", err->msg[0] ? err->msg : sm_error_code_name(err->code));
 }
 
 sm_provider *cli_provider(sm_cli *cli, int *status)
@@ -146,7 +187,7 @@ static sm_sandbox *connect_exact(sm_provider *p, const char *id)
     return NULL;
 }
 
-sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status)
+static sm_sandbox *open_sandbox(sm_cli *cli, const char *id, bool gone_ok, int *status)
 {
     sm_provider *p = cli_provider(cli, status);
     if (!p)
@@ -158,19 +199,36 @@ sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status)
     sm_error err;
     sm_error_clear(&err);
     if (sm_sandbox_open(s, id, &err) != SM_OK) {
-        *status = cli_fail(cli, &err);
+        if (gone_ok && err.code == SM_ERR_NOT_FOUND)
+            cli_printf(cli->err, "sandman: %s: already gone\n", err.msg);
+        else
+            *status = cli_fail(cli, &err);
         sm_sandbox_free(s);
         return NULL;
     }
     return s;
 }
 
+sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status)
+{
+    return open_sandbox(cli, id, false, status);
+}
+
+sm_sandbox *cli_open_sandbox_or_gone(sm_cli *cli, const char *id, int *status)
+{
+    return open_sandbox(cli, id, true, status);
+}
+
 /* JSON keeps every string exact: cJSON escapes C0 controls, the rest (DEL, C1, bidi) are
  * written as \u escapes too, so the document is the same and a terminal shows it inert. */
 static void print_json_text(sm_cli *cli, const char *json, bool forms)
 {
-    char *red = forms ? sm_redact_dup(json) : sm_redact_registered_dup(json);
+    /* bytes that are not UTF-8 (a label, a path from inside) are decoded lossily to U+FFFD:
+     * the document stays valid JSON */
+    char *clean = sm_utf8_clean(json, strlen(json));
+    char *red = forms ? sm_redact_dup(clean) : sm_redact_registered_dup(clean);
     char *safe = sm_text_json_safe(red);
+    free(clean);
     fprintf(cli->out, "%s\n", safe);
     free(safe);
     free(red);

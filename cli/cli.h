@@ -30,6 +30,7 @@ typedef struct sm_cli {
     bool config_loaded;
     sm_provider *provider; /* built on first use */
     char *theme;           /* --theme (dashboard) */
+    bool error_printed;    /* -o json: the one error object is out */
 } sm_cli;
 
 /* ---- declared commands ------------------------------------------------------------------ */
@@ -94,7 +95,10 @@ int cli_parse_global(sm_cli *cli, int argc, char **argv);
 void cli_init(sm_cli *cli);
 void cli_free(sm_cli *cli);
 
-/* Prints "sandman: <msg>" on cli->err and returns status. */
+/* Prints "sandman: <msg>" on cli->err and returns status. With -o json, a failing status also
+ * prints one {"error": {"kind", "message", "exit_code"}} object on cli->out (the first error
+ * only, so the output stays one document); cli_usage's kind is "usage", cli_fail's the
+ * sm_error code's name (with the failure kind as "failure"), others "error". */
 int cli_error(sm_cli *cli, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Usage error: "sandman <verb>: <msg> (see sandman <verb> --help)", returns 2. */
 int cli_usage(sm_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -117,6 +121,10 @@ sm_provider *cli_provider(sm_cli *cli, int *status);
  * to connect, only a prefix lists. Caller frees (not the provider). NULL on error (reported;
  * *status set). */
 sm_sandbox *cli_open_sandbox(sm_cli *cli, const char *id, int *status);
+
+/* cli_open_sandbox for verbs that end sandboxes (rm): one that matches nothing is already
+ * gone, which is what was asked; a note says so and *status is left alone. */
+sm_sandbox *cli_open_sandbox_or_gone(sm_cli *cli, const char *id, int *status);
 
 /* Prints a cJSON document (consumed) on cli->out, pretty unless it is a stream line. */
 void cli_print_json(sm_cli *cli, cJSON *doc);

@@ -1,5 +1,6 @@
 /* `sandman cp SRC DST`: copies one file into or out of a sandbox; one side is ID:PATH. */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,10 @@ static int cp_check(sm_cli *cli, cli_call *c)
     a->local = src_remote ? c->pos[1] : c->pos[0];
     if (!*a->remote)
         return cli_usage(cli, "the sandbox path after '%s:' is empty", a->id);
+    /* a local file that is not there is bad input (2), as for create --file */
+    struct stat st;
+    if (!a->download && stat(a->local, &st) != 0)
+        return cli_error(cli, CLI_USAGE, "cp: cannot read %s: %s", a->local, strerror(errno));
     return 0;
 }
 

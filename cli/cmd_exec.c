@@ -1,6 +1,13 @@
 /* `sandman exec ID [options] -- CMD...`: runs one command in a sandbox; the words are
- * joined into one shell command, as ssh does. The exit status is the command's own. */
+ * joined into one shell command, as ssh does. The exit status is the command's own. Our stdin
+ * is passed to the command when it is not a terminal (`seq 3 | sandman exec ID -- cat`, as
+ * ssh does), or always with -i (as docker exec -i); -n/--no-stdin never passes it (ssh -n).
+ * A terminal is not read without -i, so a plain `sandman exec ID -- cmd` typed at a prompt
+ * never waits for input nobody means to give. */
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/env.h"
@@ -11,9 +18,10 @@ typedef struct exec_args {
     char *cwd;
     char *user;
     sm_map env;
+    int stdin_mode; /* 0: when not a terminal; 1: always (-i); -1: never (-n) */
 } exec_args;
 
-enum { X_TIMEOUT = 1, X_WORKDIR, X_ENV, X_USER, X_ENV_FILE };
+enum { X_TIMEOUT = 1, X_WORKDIR, X_ENV, X_USER, X_ENV_FILE, X_INTERACTIVE, X_NO_STDIN };
 static const cli_opt exec_opts[] = {
     {"timeout", 't', "S", "kill the command after S seconds (default 180); exit 125", X_TIMEOUT},
     {"workdir", 'w', "DIR", "working directory", X_WORKDIR},
@@ -23,6 +31,11 @@ static const cli_opt exec_opts[] = {
      X_ENV},
     {"env-file", 0, "F", "KEY=VALUE lines (docker's format: # comments, no quoting)", X_ENV_FILE},
     {"user", 'u', "USER", "run as USER (name or uid in the sandbox)", X_USER},
+    {"interactive", 'i', NULL,
+     "pass stdin to the command even when it is a terminal (as docker exec -i);\n"
+     "without -i stdin is passed when it is not a terminal (a pipe, a file)",
+     X_INTERACTIVE},
+    {"no-stdin", 'n', NULL, "never pass stdin: the command reads end of file (ssh -n)", X_NO_STDIN},
     {NULL, 0, NULL, NULL, 0}};
 
 static int exec_opt(sm_cli *cli, void *args, int id, const char *arg)
@@ -55,6 +68,8 @@ static int exec_opt(sm_cli *cli, void *args, int id, const char *arg)
         free(a->user);
         a->user = xstrdup(arg);
         return 0;
+    case X_INTERACTIVE: a->stdin_mode = 1; return 0;
+    case X_NO_STDIN: a->stdin_mode = -1; return 0;
     }
     return 0;
 }
@@ -65,6 +80,21 @@ static void exec_done(void *args)
     free(a->cwd);
     free(a->user);
     sm_map_free(&a->env);
+}
+
+/* Only a CLI with descriptors of its own reads stdin: the dashboard's palette (output into
+ * memory) shares the dashboard's terminal. A closed stdin passes nothing. */
+static bool pass_stdin(const sm_cli *cli, const exec_args *a)
+{
+    if (a->stdin_mode < 0 || fileno(cli->out) < 0 || fcntl(STDIN_FILENO, F_GETFL) < 0)
+        return false;
+    /* /dev/null has nothing to pass: the command reads end of file either way, and a provider
+     * keeps its fastest path (docker's exec helper takes no stdin) */
+    struct stat in, null;
+    if (fstat(STDIN_FILENO, &in) == 0 && S_ISCHR(in.st_mode) && stat("/dev/null", &null) == 0 &&
+        in.st_rdev == null.st_rdev)
+        return false;
+    return a->stdin_mode > 0 || !isatty(STDIN_FILENO);
 }
 
 static int cmd_exec(sm_cli *cli, cli_call *c)
@@ -80,6 +110,7 @@ static int cmd_exec(sm_cli *cli, cli_call *c)
     req.user = a->user;
     req.env = &a->env;
     req.timeout_s = a->timeout;
+    req.stdin_fd = pass_stdin(cli, a) ? STDIN_FILENO : -1;
     /* Text output streams straight to our descriptors; streams without one (the dashboard's
      * palette captures into memory) get the captured output afterwards. */
     bool stream = !cli->json && fileno(cli->out) >= 0 && fileno(cli->err) >= 0;

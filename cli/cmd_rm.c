@@ -1,5 +1,6 @@
-/* `sandman rm ID...`: ends sandboxes and removes every trace of them (already gone = done).
- * `rm --run RUN` (or --user, -l K=V) removes every sandbox with those labels: a rollout's. */
+/* `sandman rm ID...`: ends sandboxes and removes every trace of them (already gone = done,
+ * exit 0 with a note, as close is idempotent). `rm --run RUN` (or --user, -l K=V) removes every
+ * sandbox with those labels: a rollout's. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
@@ -93,7 +94,7 @@ static int cmd_rm(sm_cli *cli, cli_call *c)
     cJSON *removed = cJSON_CreateArray();
     for (int i = 0; i < nids; i++) {
         int one = CLI_OK;
-        sm_sandbox *s = cli_open_sandbox(cli, ids[i], &one);
+        sm_sandbox *s = cli_open_sandbox_or_gone(cli, ids[i], &one);
         if (!s) {
             status = status ? status : one;
             continue;
@@ -124,7 +125,7 @@ static int cmd_rm(sm_cli *cli, cli_call *c)
             free(sel[i]);
         free(sel);
     }
-    if (cli->json) {
+    if (cli->json && !cli->error_printed) { /* else the error object is the one document */
         cJSON *doc = cJSON_CreateObject();
         cJSON_AddItemToObject(doc, "removed", removed);
         cli_print_json(cli, doc);

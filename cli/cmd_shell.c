@@ -101,16 +101,32 @@ static int shell_opt(sm_cli *cli, void *args, int id, const char *arg)
 
 /* ---- the terminal bridge ------------------------------------------------------------------ */
 
+/* Typeahead is kept, as ssh keeps it: what the user types while the sandbox starts (or the
+ * shell comes up) is neither echoed by our terminal nor flushed when raw mode begins
+ * (TCSANOW, never TCSAFLUSH), so `exit 5` typed at once reaches the shell. */
 static struct termios saved;
-static bool raw_on;
+static bool saved_ok, raw_on;
 static int sig_pipe[2] = {-1, -1};
 
 static void restore_terminal(void)
 {
-    if (raw_on) {
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+    if (raw_on || saved_ok) {
+        tcsetattr(STDIN_FILENO, TCSADRAIN, &saved);
         raw_on = false;
     }
+}
+
+/* From the start of the verb: the terminal's own echo off (the remote shell echoes what it
+ * reads), line editing and signals as they were, so Ctrl-C still stops a slow create. */
+static void hold_typeahead(void)
+{
+    if (saved_ok || tcgetattr(STDIN_FILENO, &saved) != 0)
+        return;
+    saved_ok = true;
+    atexit(restore_terminal);
+    struct termios quiet = saved;
+    quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+    tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
 }
 
 static void on_signal(int sig)
@@ -159,12 +175,11 @@ static int bridge(sm_cli *cli, sm_pty *t, sm_cast *cast, bool keep)
     struct sigaction sa = {.sa_handler = on_signal}, old[NSIGS];
     for (int i = 0; i < NSIGS; i++)
         sigaction(sigs[i], &sa, &old[i]);
-    tcgetattr(STDIN_FILENO, &saved);
+    hold_typeahead();
     struct termios raw = saved;
     cfmakeraw(&raw);
-    tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+    tcsetattr(STDIN_FILENO, TCSANOW, &raw);
     raw_on = true;
-    atexit(restore_terminal);
 
     int status = -1;
     bool stdin_open = true;
@@ -181,7 +196,7 @@ static int bridge(sm_cli *cli, sm_pty *t, sm_cast *cast, bool keep)
                 if (s == SIGTSTP) { /* stopped from outside: the terminal is the user's meanwhile */
                     restore_terminal();
                     kill(getpid(), SIGSTOP);
-                    tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw); /* continued */
+                    tcsetattr(STDIN_FILENO, TCSANOW, &raw); /* continued */
                     raw_on = true;
                 }
                 if (s == SIGWINCH || s == SIGTSTP) {
@@ -336,6 +351,8 @@ static int cmd_shell(sm_cli *cli, cli_call *c)
     bool created = false;
     sm_error err;
     sm_error_clear(&err);
+    if (!a->list)
+        hold_typeahead();
     if (a->is_new) {
         if (a->spec.ttl_s < 0)
             a->spec.ttl_s = 1800; /* as NeMo Gym's shell: a forgotten one ends by itself */
@@ -392,6 +409,7 @@ static int cmd_shell(sm_cli *cli, cli_call *c)
     else
         sm_pty_close(t);
 done:
+    restore_terminal();
     if (created) {
         sm_error ignore;
         sm_error_clear(&ignore);

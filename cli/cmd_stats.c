@@ -9,14 +9,18 @@
 static void print_sample(sm_cli *cli, const sm_sample *s, double pct)
 {
     char a[32], b[32], c[32];
+    /* "49 % of one core (quota 0.5 cores)": a percentage of one core, never of the quota, said
+     * in words so that 49 % is not read as half the quota used */
     if (pct >= 0)
-        fprintf(cli->out, "cpu:        %.1f%%", pct);
+        fprintf(cli->out, "cpu:        %.1f %% of one core", pct);
     else
         fprintf(cli->out, "cpu:        -");
     if (s->cpu_limit > 0)
-        fprintf(cli->out, " of %g cores", s->cpu_limit);
+        fprintf(cli->out, " (quota %g core%s)", s->cpu_limit, s->cpu_limit == 1 ? "" : "s");
+    else
+        fprintf(cli->out, " (no quota)");
     if (s->cpu_time_s >= 0)
-        fprintf(cli->out, " (%.2fs total)", s->cpu_time_s);
+        fprintf(cli->out, ", %.2f s of CPU time in all", s->cpu_time_s);
     fprintf(cli->out, "\n");
     if (s->nr_throttled > 0)
         fprintf(cli->out, "throttled:  %lld periods\n", s->nr_throttled);
@@ -45,7 +49,7 @@ static void print_sample(sm_cli *cli, const sm_sample *s, double pct)
         sm_format_bytes((double)s->net_tx_bytes, b, sizeof b);
         fprintf(cli->out, "network:    rx %s, tx %s\n", a, b);
     }
-    if (s->oom_kills > 0)
+    if (s->oom_kills >= 0) /* 0 too: the count is known */
         fprintf(cli->out, "oom kills:  %lld\n", s->oom_kills);
     if (s->pids_events > 0)
         fprintf(cli->out, "pids limit hit: %lld times\n", s->pids_events);

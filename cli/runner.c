@@ -177,7 +177,7 @@ int cli_parse_global(sm_cli *cli, int argc, char **argv)
             arg = eq ? eq + 1 : NULL;
         } else {
             o = match(NULL, NULL, a[1]);
-            arg = a[1] && a[2] ? a + 2 : NULL;
+            arg = a[1] && a[2] ? a + 2 + (a[2] == '=') : NULL; /* -oVALUE, -o=VALUE */
         }
         if (!o || !o->metavar) {
             cli_usage(cli, "unknown option %s before the command", a);
@@ -227,7 +227,7 @@ static int parse_option(sm_cli *cli, const sm_cmd *cmd, void *args, int argc, ch
             return 0;
         }
         if (a[2])
-            arg = a + 2;
+            arg = a + 2 + (a[2] == '='); /* -o=json, as docker's option parser takes it */
     }
     if (o->metavar && !arg) {
         if (*i + 1 >= argc)

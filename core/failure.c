@@ -108,6 +108,10 @@ void sm_failure_label(const sm_failure *f, char *buf, size_t len)
         break;
     default: snprintf(buf, len, "%s", kinds[f->kind < SM_FAIL__COUNT ? f->kind : 0].label); break;
     }
+    size_t used = strlen(buf);
+    if (f->commands_since > 0 && used < len)
+        snprintf(buf + used, len - used, ", %d command%s ago", f->commands_since,
+                 f->commands_since == 1 ? "" : "s");
 }
 
 static void add_part(char *buf, size_t len, size_t *used, const char *fmt, ...)
@@ -199,6 +203,8 @@ cJSON *sm_failure_to_json(const sm_failure *f)
     put_num(o, "pids_events", f->pids_events);
     put_num(o, "pids_limit", f->pids_limit);
     put_num(o, "nr_throttled", f->nr_throttled);
+    if (f->commands_since > 0)
+        cJSON_AddNumberToObject(o, "commands_since", f->commands_since);
     sm_failure_evidence(f, ev, sizeof ev);
     put_str(o, "evidence", ev);
     return o;
@@ -261,6 +267,7 @@ void sm_failure_from_json(const cJSON *j, sm_failure *f)
     f->pids_events = get_num(j, "pids_events", -1);
     f->pids_limit = get_num(j, "pids_limit", -1);
     f->nr_throttled = get_num(j, "nr_throttled", -1);
+    f->commands_since = (int)get_num(j, "commands_since", 0);
 }
 
 sm_failure_kind sm_failure_classify_exit(int exit_code, int signal, long long oom_delta,

@@ -50,6 +50,7 @@ typedef struct sm_failure {
     long long pids_events;  /* pids.events max counter */
     long long pids_limit;
     long long nr_throttled;
+    int commands_since; /* commands that ran after this failure (a last failure that ages) */
 } sm_failure;
 
 void sm_failure_init(sm_failure *f);
@@ -58,7 +59,8 @@ int sm_failure_kind_parse(const char *name, sm_failure_kind *out);
 /* True for kinds that describe a failure (everything but none and the throttling warning). */
 bool sm_failure_kind_is_failure(sm_failure_kind k);
 
-/* One short line for a list column: "OOM killed", "exit 3", "exec timeout 3m00s". */
+/* One short line for a list column: "OOM killed", "exit 3", "exec timeout 3m00s"; with
+ * commands_since, how old it is: "exit 3, 2 commands ago". */
 void sm_failure_label(const sm_failure *f, char *buf, size_t len);
 /* The evidence in words: "memory.oom_kill 1, limit 64MiB". Empty when there is none. */
 void sm_failure_evidence(const sm_failure *f, char *buf, size_t len);

@@ -93,6 +93,8 @@ int sm_journal_failure(const char *provider, const char *sandbox_id, const sm_fa
  * starts with its "ts" key. */
 static cJSON *parse_line(const char *line)
 {
+    if (!*line)
+        return NULL; /* (the search below starts past the first byte: not past the end) */
     cJSON *ev = cJSON_Parse(line);
     if (cJSON_IsObject(ev))
         return ev;
@@ -209,21 +211,44 @@ static double first_time(const char *text, bool cut)
 
 /* Folds the failures of events (oldest first) into out as the dashboard does; returns the time
  * of the one picked. */
+static bool same_failure(const sm_failure *a, const sm_failure *b)
+{
+    return a->kind == b->kind && a->exit_code == b->exit_code && a->signal == b->signal &&
+           !strcmp(a->operation, b->operation) && !strcmp(a->reason, b->reason);
+}
+
+static bool is_command(const cJSON *ev)
+{
+    const char *type = sm_json_str(ev, "type");
+    return type && (!strcmp(type, "exec") || !strcmp(type, "transfer"));
+}
+
+/* Folds the failures of events (oldest first) into out as the dashboard does, and counts in
+ * out->commands_since the commands (exec, transfer) that ran after the one picked; returns its
+ * time. */
 static double fold_failures(const cJSON *events, sm_failure *out)
 {
     double at = 0;
+    int since = 0;
     const cJSON *ev;
     cJSON_ArrayForEach(ev, events)
     {
-        double t = sm_parse_time(sm_json_str(ev, "ts"));
         const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev, "failure");
-        if (!fj)
-            continue;
         sm_failure f;
-        sm_failure_from_json(fj, &f);
-        if (sm_failure_kind_is_failure(f.kind))
-            sm_failure_note(out, &at, &f, t);
+        if (fj)
+            sm_failure_from_json(fj, &f);
+        if (fj && sm_failure_kind_is_failure(f.kind)) {
+            double before = at;
+            sm_failure_note(out, &at, &f, sm_parse_time(sm_json_str(ev, "ts")));
+            if (at != before || same_failure(out, &f))
+                since = 0; /* this one is the last failure now (or said again) */
+            else if (is_command(ev))
+                since++; /* a weaker failure that did not replace it still ran */
+        } else if (is_command(ev)) {
+            since++;
+        }
     }
+    out->commands_since = out->kind != SM_FAIL_NONE ? since : 0;
     return at;
 }
 
@@ -247,7 +272,7 @@ bool sm_journal_last_failure(const char *provider, const char *sandbox_id, sm_fa
         read_window(fd, (long long)st.st_size, win, &text, &cut);
         cJSON *events = cJSON_CreateArray();
         double start = first_time(text, cut);
-        parse_lines(text, cut, "\"failure\"", events);
+        parse_lines(text, cut, NULL, events); /* every line: commands count too */
         free(text);
         sm_failure_init(out);
         double at = fold_failures(events, out);

@@ -31,8 +31,10 @@ int sm_journal_read_tail(const char *provider, const char *sandbox_id, long long
 int sm_journal_remove(const char *provider, const char *sandbox_id);
 /* Why the sandbox's last failing command or operation failed, from its journal, picked as the
  * dashboard picks it (sm_failure_note: the newest, a plain non-zero exit not hiding a stronger
- * failure of the minute before); false when its journal has no failure. Reads the journal's
- * tail only (at most 4 MiB of it, the lines that name a failure parsed). */
+ * failure of the minute before); false when its journal has no failure. out->commands_since
+ * counts the commands (exec, transfer) that ran after it, so that a failure a later command
+ * got past shows its age ("exit 3, 2 commands ago") instead of standing as the current one.
+ * Reads the journal's tail only (at most 4 MiB of it). */
 bool sm_journal_last_failure(const char *provider, const char *sandbox_id, sm_failure *out);
 
 /* Follows every journal: each poll returns the lines appended since the last one (the first

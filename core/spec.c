@@ -521,6 +521,7 @@ void sm_exec_request_init(sm_exec_request *r)
     memset(r, 0, sizeof *r);
     r->stdout_fd = -1;
     r->stderr_fd = -1;
+    r->stdin_fd = -1;
 }
 
 int sm_exec_timeout_validate(double timeout_s, sm_error *err)

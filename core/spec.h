@@ -126,6 +126,8 @@ typedef struct sm_exec_request {
     const char *user;  /* NULL = image default; "root" or "0" = root */
     int stdout_fd;     /* >= 0: stream stdout there instead of capturing; -1 = capture */
     int stderr_fd;
+    int stdin_fd; /* >= 0: relayed to the command's stdin until its EOF (never handed to the
+                   * sandbox itself); -1 (the default): the command reads end of file */
 } sm_exec_request;
 
 void sm_exec_request_init(sm_exec_request *r);

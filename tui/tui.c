@@ -154,6 +154,8 @@ int tui_run(sm_cli *cli)
         cli->theme ? cli->theme
                    : (cli->config_loaded && cli->config.theme ? cli->config.theme : "default");
     if (tui_theme_load(theme, &app.theme, &err) != SM_OK || setup_terminal(&app, &err) != SM_OK) {
+        if (err.code == SM_ERR_NOT_FOUND)
+            err.code = SM_ERR_INVALID; /* a theme that does not exist is bad input: 2 */
         status = cli_fail(cli, &err);
         tui_theme_free(&app.theme);
         goto out;

@@ -69,6 +69,13 @@ static void oom_record(const char *cid, long long count)
     free(path);
 }
 
+long long docker_oom_known(docker_provider *dp, sm_handle *h)
+{
+    docker_cache *c = docker_cache_get(dp, h, NULL);
+    long long v = oom_recorded(h->id);
+    return c && c->oom_seen > v ? c->oom_seen : v;
+}
+
 void docker_oom_forget(const char *cid)
 {
     char *path = oom_file(cid);
@@ -138,14 +145,17 @@ int docker_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exe
                     .timeout_s = timeout,
                     .stdout_fd = req->stdout_fd,
                     .stderr_fd = req->stderr_fd,
+                    .with_stdin = req->stdin_fd >= 0,
+                    .stdin_fd = req->stdin_fd,
                     .out = &out,
                     .errb = &errb};
     /* exec.concurrency bounds this provider's execs at the engine, as the seed's semaphore */
     while (sem_wait(&dp->exec_slots) != 0)
         ;
     /* The handle's exec helper when it can run the command as an exec would (it knows no
-     * extra exec flags); else (and for a handle's first command) an exec instance. */
-    int rc = dp->cfg.extra_exec_args && dp->cfg.extra_exec_args[0]
+     * extra exec flags and reads no stdin of ours); else (and for a handle's first command)
+     * an exec instance. */
+    int rc = r.with_stdin || (dp->cfg.extra_exec_args && dp->cfg.extra_exec_args[0])
                  ? DOCKER_EXECUTOR_DECLINED
                  : docker_executor_run(dp, h, req->cmd, &r, err);
     if (rc == DOCKER_EXECUTOR_DECLINED) {

@@ -13,6 +13,7 @@
 #include "core/json.h"
 #include "core/util.h"
 #include "providers/docker/docker_cache.h"
+#include "providers/docker/docker_exec.h"
 
 static sm_status map_state(const char *state)
 {
@@ -467,8 +468,7 @@ int docker_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *err)
                 s->net_tx_bytes += tx;
         }
     }
-    if (c->oom_seen > 0)
-        s->oom_kills = c->oom_seen;
+    s->oom_kills = docker_oom_known(dp, h); /* also what an earlier sandman process saw */
     cJSON_Delete(j);
     return SM_OK;
 }

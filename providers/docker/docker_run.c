@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,76 @@ int docker_exec_exit_code(docker_provider *dp, const char *eid, double wait_s, i
     return rc;
 }
 
+/* The output ended; the process may not have (it closed its output): wait for it within the
+ * command's budget, then end it as a timeout. */
+static int wait_exit(docker_provider *dp, const char *cid, const char *marker, const char *eid,
+                     docker_run *r, double t0, sm_error *err)
+{
+    double wait = r->timeout_s > 0 ? r->timeout_s - (sm_now_mono() - t0) : 24 * 3600.0;
+    int rc = docker_exec_exit_code(dp, eid, wait > 0.05 ? wait : 0.05, &r->code, err);
+    if (rc == SM_ERR_TIMEOUT && r->timeout_s > 0) {
+        r->timed_out = true;
+        docker_kill_marked(dp, cid, marker, eid, false, SIGKILL, NULL);
+        if (err)
+            sm_error_clear(err);
+        return SM_OK;
+    }
+    return rc;
+}
+
+/* An exec with stdin: the start call hijacks the connection; the caller's input goes up it
+ * (our copy: the caller's descriptor never leaves this process) and its end half-closes the
+ * stream, which the command reads as end of file; output comes down multiplexed until the
+ * engine closes it. left: the budget (0 = none); running out sets r->timed_out. */
+static int run_with_stdin(docker_provider *dp, const char *cid, const char *path, const char *start,
+                          docker_demux *dm, docker_run *r, double left, sm_error *err)
+{
+    sm_http_conn *k = NULL;
+    int status = 0;
+    sm_strbuf eb = {0};
+    int rc = sm_http_upgrade(dp->http, "POST", path, "tcp", "application/json", start,
+                             strlen(start), 60, &k, &status, &eb, err);
+    if (rc == SM_OK && !k)
+        rc = docker_http_error(err, status, eb.data, NULL, SM_FAIL_SANDBOX_ERROR,
+                               "running a command in %.12s", cid);
+    sm_strbuf_free(&eb);
+    if (rc != SM_OK)
+        return rc;
+    double deadline = left > 0 ? sm_now_mono() + left : -1;
+    bool in_open = true;
+    char buf[65536];
+    for (;;) {
+        double now = sm_now_mono();
+        if (deadline > 0 && now >= deadline) {
+            r->timed_out = true;
+            break;
+        }
+        struct pollfd pf[2] = {{.fd = sm_http_conn_fd(k), .events = POLLIN},
+                               {.fd = in_open ? r->stdin_fd : -1, .events = POLLIN}};
+        int ms = deadline > 0 ? (int)((deadline - now) * 1000) + 1 : -1;
+        if (poll(pf, 2, ms) < 0 && errno != EINTR)
+            break;
+        if (pf[1].revents) {
+            ssize_t n = read(r->stdin_fd, buf, sizeof buf);
+            if (n > 0 && sm_http_conn_send(k, buf, (size_t)n, NULL) != SM_OK)
+                n = 0; /* the stream is gone: what comes down still counts */
+            if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+                in_open = false;
+                sm_http_conn_shutdown_write(k);
+            }
+        }
+        if (pf[0].revents) {
+            size_t got = 0;
+            if (sm_http_conn_recv(k, buf, sizeof buf, 0, &got, NULL) == SM_OK && got == 0)
+                break;
+            if (got)
+                docker_demux_feed(dm, buf, got);
+        }
+    }
+    sm_http_conn_close(k);
+    return SM_OK;
+}
+
 int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_error *err)
 {
     double t0 = sm_now_mono();
@@ -149,7 +220,7 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
     char marker[17];
     sm_random_hex(marker, 16);
     cJSON *body = cJSON_CreateObject();
-    cJSON_AddBoolToObject(body, "AttachStdin", false);
+    cJSON_AddBoolToObject(body, "AttachStdin", r->with_stdin);
     cJSON_AddBoolToObject(body, "AttachStdout", true);
     cJSON_AddBoolToObject(body, "AttachStderr", true);
     cJSON_AddBoolToObject(body, "Tty", false);
@@ -182,6 +253,16 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
     double left = r->timeout_s > 0 ? r->timeout_s - (sm_now_mono() - t0) : 0;
     if (r->timeout_s > 0 && left < 0.01)
         left = 0.01;
+    if (r->with_stdin) {
+        rc = run_with_stdin(dp, cid, path, start_body, &dm, r, left, err);
+        free(path);
+        if (rc != SM_OK || r->timed_out) {
+            if (r->timed_out)
+                docker_kill_marked(dp, cid, marker, eid, false, SIGKILL, NULL);
+            return rc;
+        }
+        return wait_exit(dp, cid, marker, eid, r, t0, err);
+    }
     sm_http_req req = {.method = "POST",
                        .path = path,
                        .content_type = "application/json",
@@ -216,18 +297,7 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
         return rc;
     }
     sm_http_resp_free(&resp);
-    /* The output ended; the process may not have (it closed its output): wait for it within
-     * the command's budget, then end it as a timeout. */
-    double wait = r->timeout_s > 0 ? r->timeout_s - (sm_now_mono() - t0) : 24 * 3600.0;
-    rc = docker_exec_exit_code(dp, eid, wait > 0.05 ? wait : 0.05, &r->code, err);
-    if (rc == SM_ERR_TIMEOUT && r->timeout_s > 0) {
-        r->timed_out = true;
-        docker_kill_marked(dp, cid, marker, eid, false, SIGKILL, NULL);
-        if (err)
-            sm_error_clear(err);
-        return SM_OK;
-    }
-    return rc;
+    return wait_exit(dp, cid, marker, eid, r, t0, err);
 }
 
 /* The first process of exec eid as the container sees it: its pid there and its start time

@@ -29,6 +29,8 @@ typedef struct docker_run {
     char *const *extra_args; /* docker exec flags (exec.extra_exec_args), applied last */
     double timeout_s;
     int stdout_fd, stderr_fd;
+    bool with_stdin; /* relay stdin_fd to the command's stdin (a hijacked stream) until EOF */
+    int stdin_fd;
     sm_strbuf *out, *errb;
     /* results */
     int code;

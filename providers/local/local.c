@@ -27,19 +27,13 @@
 #include "providers/local/local.h"
 #include "providers/local/local_provider.h"
 
-static const char *const config_keys[] = {"network",
-                                          "pids_limit",
-                                          "image",
-                                          "shell",
-                                          "workdir",
-                                          "default_timeout_s",
-                                          "seccomp",
-                                          "nested_userns",
-                                          "no_new_privs",
-                                          "unenforced_limits",
-                                          "expose_home",
-                                          "hide",
-                                          NULL};
+static const char *const config_keys[] = {"network",      "pids_limit",
+                                          "image",        "shell",
+                                          "workdir",      "default_timeout_s",
+                                          "seccomp",      "nested_userns",
+                                          "no_new_privs", "unenforced_limits",
+                                          "expose_home",  "hide",
+                                          "shell_rc",     NULL};
 
 static char *find_supervisor(void)
 {
@@ -92,6 +86,8 @@ static int local_hide_config(local_provider *lp, const cJSON *config, sm_error *
     return SM_OK;
 }
 
+static void local_destroy(sm_provider *p);
+
 static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
 {
     local_provider *lp = xcalloc(1, sizeof *lp);
@@ -101,6 +97,7 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     lp->shell = xstrdup("/bin/sh");
     lp->default_timeout_s = SM_DEFAULT_EXEC_TIMEOUT_S;
     lp->seccomp = xstrdup("default");
+    lp->shell_rc = xstrdup("clean");
     lp->no_new_privs = true;
     p->impl = lp;
     int rc = sm_json_get_string(config, "network", &lp->network, "local", err);
@@ -123,6 +120,11 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     if (!rc && strcmp(lp->seccomp, "default") && strcmp(lp->seccomp, "unconfined"))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.seccomp must be default or unconfined, not '%s'", lp->seccomp);
+    if (!rc)
+        rc = sm_json_get_string(config, "shell_rc", &lp->shell_rc, "local", err);
+    if (!rc && strcmp(lp->shell_rc, "clean") && strcmp(lp->shell_rc, "host"))
+        rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
+                          "local.shell_rc must be clean or host, not '%s'", lp->shell_rc);
     if (!rc && strcmp(lp->network, "none") && strcmp(lp->network, "host"))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.network must be none or host, not '%s'", lp->network);
@@ -154,6 +156,8 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     if (rc) {
         if (err)
             err->code = SM_ERR_CONFIG;
+        local_destroy(p); /* the provider is not made: nothing of it is left */
+        p->impl = NULL;
         return SM_ERR_CONFIG;
     }
     lp->supervisor = find_supervisor();
@@ -168,6 +172,7 @@ static void local_destroy(sm_provider *p)
         return;
     free(lp->network);
     free(lp->image);
+    free(lp->shell_rc);
     free(lp->shell);
     free(lp->workdir);
     free(lp->supervisor);
@@ -294,6 +299,10 @@ static cJSON *record_json(const local_provider *lp, sm_provider *p, const sm_spe
         cJSON_AddItemToArray(ports, cJSON_CreateNumber(spec->ports[i]));
     cJSON_AddStringToObject(o, "network", lp->network);
     cJSON_AddStringToObject(o, "shell", lp->shell);
+    /* provider options stay with the sandbox: a later exec from another context (or none)
+     * runs with the timeout the sandbox was made with, as it runs its shell */
+    cJSON_AddNumberToObject(o, "default_timeout_s", lp->default_timeout_s);
+    cJSON_AddStringToObject(o, "shell_rc", lp->shell_rc);
     if (note)
         cJSON_AddStringToObject(o, "limits_note", note);
     cJSON_AddItemToObject(o, "cgroups", local_cg_to_json(cg));

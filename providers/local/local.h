@@ -60,6 +60,7 @@ typedef struct local_provider {
     double default_timeout_s;
     char *supervisor; /* path of sandman-supervisor */
     char *seccomp;    /* "default" or "unconfined" */
+    char *shell_rc;   /* "clean" (default) or "host": the host image's interactive shell rc */
     bool nested_userns, no_new_privs;
     bool pids_limit_set;  /* pids_limit was configured, so it is asked for, not a default */
     bool warn_unenforced; /* unenforced_limits: warn (run without limits that cannot be applied) */

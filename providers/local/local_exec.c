@@ -161,6 +161,85 @@ static bool pump(int fd, sm_strbuf *b, int to, size_t *dropped)
     }
 }
 
+/* The init went away under a running command: the sandbox ended (its TTL, an rm, the OOM
+ * killer), and why it ended is why the command failed, not a sandbox error. The supervisor
+ * writes the end record as the init goes: waited for a little. */
+static int ended_while_running(const char *id, sm_error *err)
+{
+    double until = sm_now_mono() + 2;
+    for (;;) {
+        local_record r;
+        if (local_record_load(id, &r, NULL) != SM_OK)
+            break;
+        if (r.ended && r.end.kind != SM_FAIL_NONE) {
+            char label[128];
+            sm_failure_label(&r.end, label, sizeof label);
+            int rc = sm_error_set(
+                err, SM_ERR_RUNTIME, r.end.kind, "sandbox %s ended while the command ran: %s%s%s%s",
+                id, label, r.end.reason[0] ? " (" : "", r.end.reason, r.end.reason[0] ? ")" : "");
+            if (err) {
+                err->failure = r.end;
+                snprintf(err->failure.operation, sizeof err->failure.operation, "exec");
+                snprintf(err->failure.reason, sizeof err->failure.reason, "%s", err->msg);
+            }
+            local_record_free(&r);
+            return rc;
+        }
+        local_record_free(&r);
+        if (sm_now_mono() >= until)
+            break;
+        usleep(10000);
+    }
+    return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_SANDBOX_ERROR,
+                        "sandbox %s stopped while the command ran", id);
+}
+
+/* The caller's stdin copied into the command's stdin pipe: one buffer, read when empty and
+ * written when the pipe takes it. End of file (or an error) on the caller's side closes the
+ * pipe, so the command reads end of file; a command that closed its stdin ends the relay. */
+typedef struct stdin_relay {
+    int from, to; /* the caller's descriptor; our pipe's writer (-1 once closed) */
+    char buf[65536];
+    size_t len, off;
+} stdin_relay;
+
+static void stdin_relay_close(stdin_relay *sr)
+{
+    if (sr->to >= 0)
+        close(sr->to);
+    sr->to = -1;
+    sr->len = sr->off = 0;
+}
+
+static void stdin_relay_write(stdin_relay *sr)
+{
+    while (sr->to >= 0 && sr->off < sr->len) {
+        ssize_t w = write(sr->to, sr->buf + sr->off, sr->len - sr->off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN)
+            return;
+        if (w <= 0) { /* EPIPE: the command closed its stdin */
+            stdin_relay_close(sr);
+            return;
+        }
+        sr->off += (size_t)w;
+    }
+    sr->len = sr->off = 0;
+}
+
+static void stdin_relay_read(stdin_relay *sr)
+{
+    ssize_t r = read(sr->from, sr->buf, sizeof sr->buf);
+    if (r > 0) {
+        sr->len = (size_t)r;
+        sr->off = 0;
+        stdin_relay_write(sr); /* most often the pipe takes it at once */
+    } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+        stdin_relay_close(sr);
+    }
+}
+
 int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec_result *res,
                sm_error *err)
 {
@@ -169,19 +248,27 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     if (rc != SM_OK)
         return rc;
     double t0 = sm_now_mono();
-    double timeout =
-        req->timeout_s > 0 ? req->timeout_s : ((local_provider *)p->impl)->default_timeout_s;
+    /* no timeout asked for: the one the sandbox was created with (its spec), else ours */
+    double timeout = sm_json_num(r.spec, "default_timeout_s", 0);
+    if (!(timeout > 0 && timeout <= SM_MAX_EXEC_TIMEOUT_S))
+        timeout = ((local_provider *)p->impl)->default_timeout_s;
+    if (req->timeout_s > 0)
+        timeout = req->timeout_s;
     long long oom0 = -1, pids0 = -1;
     local_cg_counters(&r.cg, &oom0, &pids0);
 
-    /* stdin is a pipe whose writer is closed at once: the command reads end of file */
+    /* stdin is a pipe of ours: its writer is closed at once (the command reads end of file),
+     * or with stdin_fd we copy the caller's input into it, so the caller's descriptor (a
+     * terminal, a file) never enters the sandbox */
     int sock = -1, in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1};
     rc = local_ctl_connect(&r, &sock, err);
     if (rc == SM_OK &&
         (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0))
         rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_SANDBOX_ERROR, "pipe: %s", strerror(errno));
-    if (in[1] >= 0)
+    if (in[1] >= 0 && (rc != SM_OK || req->stdin_fd < 0)) {
         close(in[1]);
+        in[1] = -1;
+    }
     if (rc == SM_OK) {
         char **env = local_build_env(&r, req->env, NULL);
         size_t len;
@@ -214,6 +301,9 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         set_nonblock(out[0]);
     if (errp[0] >= 0)
         set_nonblock(errp[0]);
+    stdin_relay sr = {.from = req->stdin_fd, .to = in[1]};
+    if (sr.to >= 0)
+        set_nonblock(sr.to);
     while (rc == SM_OK && (!exited || out_open || err_open)) {
         double now = sm_now_mono();
         if (!exited && now >= deadline) {
@@ -223,11 +313,18 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         }
         if (exited && now - exited_at > DRAIN_GRACE_S)
             break; /* a background child still holds the pipes; do not wait for it */
-        struct pollfd pf[3];
+        if (exited)
+            stdin_relay_close(&sr); /* the command is gone: its input ends here */
+        struct pollfd pf[5];
         int n = 0;
         pf[n++] = (struct pollfd){.fd = exited ? -1 : sock, .events = POLLIN};
         pf[n++] = (struct pollfd){.fd = out_open ? out[0] : -1, .events = POLLIN};
         pf[n++] = (struct pollfd){.fd = err_open ? errp[0] : -1, .events = POLLIN};
+        /* input: read the caller's when our buffer is empty, else wait to write it; the pipe
+         * is watched either way, so that a command closing its stdin (POLLERR) is seen */
+        bool want_in = sr.to >= 0 && sr.len == 0;
+        pf[n++] = (struct pollfd){.fd = want_in ? sr.from : -1, .events = POLLIN};
+        pf[n++] = (struct pollfd){.fd = sr.to, .events = sr.len ? POLLOUT : 0};
         double until = exited ? exited_at + DRAIN_GRACE_S : deadline;
         int ms = (int)((until - now) * 1000) + 1;
         if (poll(pf, (nfds_t)n, ms) < 0 && errno != EINTR)
@@ -236,12 +333,17 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
             out_open = pump(out[0], &ob, req->stdout_fd, &out_cut);
         if (err_open && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)))
             err_open = pump(errp[0], &eb, req->stderr_fd, &err_cut);
+        if (pf[3].revents)
+            stdin_relay_read(&sr);
+        if (pf[4].revents & (POLLERR | POLLHUP))
+            stdin_relay_close(&sr); /* the command closed its stdin */
+        else if (pf[4].revents)
+            stdin_relay_write(&sr);
         if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             struct lp_frame f;
             int got = lp_recv(sock, &f);
             if (got != 0) {
-                rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_SANDBOX_ERROR,
-                                  "sandbox %s stopped while the command ran", h->id);
+                rc = ended_while_running(h->id, err);
             } else if (f.h.type == LP_ERROR) {
                 rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_SANDBOX_ERROR, "%s",
                                   f.payload ? f.payload : "the sandbox refused the command");
@@ -261,6 +363,7 @@ int local_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
         pump(errp[0], &eb, req->stderr_fd, &err_cut);
         close(errp[0]);
     }
+    stdin_relay_close(&sr);
     if (sock >= 0)
         close(sock);
 
@@ -593,6 +696,11 @@ int local_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pty
     size_t len;
     char *payload = spawn_payload(&r, spec->command, spec->cwd, spec->user, env, &len);
     int flags = (spec->command ? 0 : LP_F_LOGIN) | LP_F_PTY | (spec->keep ? LP_F_KEEP : 0);
+    /* the host's dotfiles are the host's: a shell on image host starts clean unless the
+     * sandbox was made with shell_rc: host (an image directory's rc files are its own) */
+    const char *rc_mode = sm_json_str(r.spec, "shell_rc"), *image = sm_json_str(r.spec, "image");
+    if (!spec->command && image && !strcmp(image, "host") && (!rc_mode || strcmp(rc_mode, "host")))
+        flags |= LP_F_CLEAN_RC;
     if (lp_send(sock, LP_PTY_OPEN, flags, spec->rows, spec->cols, payload, len, NULL, 0) < 0)
         rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PTY_ERROR, "opening a PTY: %s",
                           strerror(errno));

@@ -31,9 +31,11 @@ enum lp_type {
 };
 
 enum lp_flags {
-    LP_F_PTY = 1u << 0,   /* LP_EXEC/LP_PTY_OPEN: give the command a terminal */
-    LP_F_LOGIN = 1u << 1, /* run the shell as a login shell (interactive sessions) */
-    LP_F_KEEP = 1u << 2,  /* PTY session survives its client (detach instead of kill) */
+    LP_F_PTY = 1u << 0,      /* LP_EXEC/LP_PTY_OPEN: give the command a terminal */
+    LP_F_LOGIN = 1u << 1,    /* run the shell as a login shell (interactive sessions) */
+    LP_F_KEEP = 1u << 2,     /* PTY session survives its client (detach instead of kill) */
+    LP_F_CLEAN_RC = 1u << 3, /* with LP_F_LOGIN: an interactive shell without the image's rc
+                              * files (bash --noprofile --norc, a plain PS1): the host's */
 };
 
 struct lp_hdr {

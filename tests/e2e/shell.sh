@@ -119,7 +119,7 @@ run_in_tmux -x 100 -y 30 "python3 $SANDMAN_STATE_DIR/eof.py $ID $SANDMAN_STATE_D
 check "what comes on stdin reaches the shell" wait_until 30 has_lines "^via-stdin-9$" "$PROMPT"
 touch "$SANDMAN_STATE_DIR/close-stdin"
 check "when stdin ends the shell gets Ctrl-D and logs out, exit status 0" \
-    wait_until 10 has_lines "$PROMPT" "^logout$" "^EXIT=0$"
+    wait_until 10 has_lines "$PROMPT" "^(logout|exit)$" "^EXIT=0$"
 
 # --new: a sandbox for the shell, removed afterwards.
 BEFORE=$("$SANDMAN" ls -aq)

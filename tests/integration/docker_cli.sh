@@ -82,9 +82,9 @@ expect_eq "an unknown user is a runtime failure (125)" 125 "$RC"
 expect_match "and the message names the user" "no-such-user" "$ERR"
 
 start=$(date +%s.%N)
-run timeout 10 "$SANDMAN" -p dk exec "$ID" -- cat
+run timeout 10 "$SANDMAN" -p dk exec -n "$ID" -- cat
 end=$(date +%s.%N)
-expect_eq "a command reading stdin sees EOF at once" 0 "$RC"
+expect_eq "with -n a command reading stdin sees EOF at once (whatever stdin the test has)" 0 "$RC"
 check "stdin-free command returns quickly" python3 -c "import sys; sys.exit(0 if $end - $start < 3 else 1)"
 
 run S exec -o json "$ID" -- 'printf abc; printf def >&2; exit 3'

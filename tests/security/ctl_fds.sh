@@ -29,6 +29,17 @@ attacks() {
     run script -qec "$(printf '%q ' "${SM_ARGV[@]}" exec "$id" -- 'if test -t 0 || test -t 1 || test -t 2; then echo HAS-TTY; else echo no-tty; fi')" /dev/null
     expect_match "[$MODE] run from a terminal, no descriptor inside is a terminal" "no-tty" "$OUT"
     expect_no_match "[$MODE] (none is the user's terminal)" "HAS-TTY" "$OUT"
+    # stdin passed through (-i from a terminal, or a file) is relayed through a pipe of ours.
+    run script -qec "$(printf '%q ' "${SM_ARGV[@]}" exec -i "$id" -- 'if test -t 0; then echo HAS-TTY; else readlink /proc/self/fd/0; fi')" /dev/null </dev/null
+    expect_match "[$MODE] exec -i from a terminal: the command's stdin is a pipe" "pipe:" "$OUT"
+    expect_no_match "[$MODE] (not the user's terminal)" "HAS-TTY" "$OUT"
+    out=$(mktemp /tmp/sandman-ctlfds-in-XXXXXX)
+    echo "typed input" >"$out"
+    chmod 666 "$out"
+    run sm exec "$id" -- 'readlink /proc/self/fd/0; cat' <"$out"
+    expect_match "[$MODE] a file as stdin reaches the command through a pipe" "^pipe:" "$(printf '%s\n' "$OUT" | sed -n 1p)"
+    expect_eq "[$MODE] with its content" "typed input" "$(printf '%s\n' "$OUT" | sed -n 2p)"
+    rm -f "$out"
 
     # Descriptors sandman inherited (5 and 6 here: a host file to read, one to write).
     host_file=$(mktemp /tmp/sandman-ctlfds-host-XXXXXX)

@@ -297,8 +297,9 @@ struct spawn_req {
     const char **env;
     size_t nenv;
     int login;
-    int fds[3]; /* stdin, stdout, stderr */
-    int ctty;   /* make fds[0] the controlling terminal */
+    int clean_rc; /* no rc files, a plain prompt (an interactive shell on the host image) */
+    int fds[3];   /* stdin, stdout, stderr */
+    int ctty;     /* make fds[0] the controlling terminal */
 };
 
 /* Forks and execs the command; on failure fills msg and returns -1. */
@@ -307,7 +308,7 @@ static pid_t spawn(const struct spawn_req *r, char *msg, size_t len)
     struct user u;
     if (resolve_user(r->user, &u, msg, len) < 0)
         return -1;
-    char **env = calloc(r->nenv + 6, sizeof(char *));
+    char **env = calloc(r->nenv + 7, sizeof(char *));
     if (!env) {
         sup_fmt(msg, len, "out of memory");
         return -1;
@@ -315,7 +316,7 @@ static pid_t spawn(const struct spawn_req *r, char *msg, size_t len)
     size_t n = 0;
     for (size_t i = 0; i < r->nenv; i++)
         env[n++] = (char *)r->env[i];
-    char home[300], user[80], logname[80], shellv[300];
+    char home[300], user[80], logname[80], shellv[300], ps1[] = "PS1=\\u@\\h:\\w\\$ ";
     if (!has_env(env, "HOME")) {
         snprintf(home, sizeof home, "HOME=%s", u.home);
         env[n++] = home;
@@ -336,14 +337,23 @@ static pid_t spawn(const struct spawn_req *r, char *msg, size_t len)
         snprintf(shellv, sizeof shellv, "SHELL=%s", shell);
         env[n++] = shellv;
     }
-    env[n] = NULL;
     const char *base = strrchr(shell, '/') ? strrchr(shell, '/') + 1 : shell;
+    /* a clean interactive shell: bash without its profile and rc files, any other shell not
+     * as a login shell (which reads /etc/profile); the prompt says user, host and dir */
+    bool clean = r->clean_rc && !*r->cmd;
+    if (clean && !has_env(env, "PS1"))
+        env[n++] = ps1;
+    env[n] = NULL;
     char argv0[64];
-    snprintf(argv0, sizeof argv0, "%s%s", r->login ? "-" : "", base);
-    char *argv[4] = {argv0, NULL, NULL, NULL};
+    snprintf(argv0, sizeof argv0, "%s%s", r->login && !clean ? "-" : "", base);
+    char *argv[5] = {argv0, NULL, NULL, NULL, NULL};
     if (*r->cmd) {
         argv[1] = "-c";
         argv[2] = (char *)r->cmd;
+    } else if (clean && !strcmp(base, "bash")) {
+        argv[1] = "--noprofile";
+        argv[2] = "--norc";
+        argv[3] = "-i";
     }
 
     int ep[2];
@@ -426,6 +436,7 @@ static int parse_spawn(const struct lp_frame *f, struct spawn_req *r, const char
     r->env = strs + 4;
     r->nenv = n - 4;
     r->login = (f->h.flags & LP_F_LOGIN) != 0;
+    r->clean_rc = (f->h.flags & LP_F_CLEAN_RC) != 0;
     return 0;
 }
 
