@@ -280,6 +280,8 @@ static char *child_path(const char *path, const char *key, long index)
 {
     if (index >= 0)
         return xasprintf("%s[%ld]", path, index);
+    if (!key)
+        key = "";
     return *path ? xasprintf("%s.%s", path, key) : xstrdup(key);
 }
 
