@@ -205,6 +205,7 @@ typedef struct proxy {
     int lfd;
     pthread_t th;
     int dropped;
+    int live; /* connection threads still running: they read px, which is on the test's stack */
     pthread_mutex_t mu;
     volatile int stop;
 } proxy;
@@ -223,6 +224,9 @@ static void *proxy_conn(void *arg)
     if (connect(u, (struct sockaddr *)&sa, sizeof sa) < 0) {
         close(pc->c);
         close(u);
+        pthread_mutex_lock(&pc->px->mu);
+        pc->px->live--;
+        pthread_mutex_unlock(&pc->px->mu);
         free(pc);
         return NULL;
     }
@@ -259,6 +263,9 @@ static void *proxy_conn(void *arg)
     }
     close(u);
     close(pc->c);
+    pthread_mutex_lock(&pc->px->mu);
+    pc->px->live--;
+    pthread_mutex_unlock(&pc->px->mu);
     free(pc);
     return NULL;
 }
@@ -277,8 +284,18 @@ static void *proxy_accept(void *arg)
         pc->px = px;
         pc->c = c;
         pthread_t t;
-        if (pthread_create(&t, NULL, proxy_conn, pc) == 0)
+        pthread_mutex_lock(&px->mu);
+        px->live++;
+        pthread_mutex_unlock(&px->mu);
+        if (pthread_create(&t, NULL, proxy_conn, pc) == 0) {
             pthread_detach(t);
+        } else {
+            pthread_mutex_lock(&px->mu);
+            px->live--;
+            pthread_mutex_unlock(&px->mu);
+            close(c);
+            free(pc);
+        }
     }
     return NULL;
 }
@@ -312,6 +329,14 @@ static void test_lost_create_reply(void **state)
     assert_int_not_equal(rc, SM_OK);
     px.stop = 1;
     pthread_join(px.th, NULL);
+    for (;;) { /* each connection thread sees stop within its 200 ms poll */
+        pthread_mutex_lock(&px.mu);
+        int live = px.live;
+        pthread_mutex_unlock(&px.mu);
+        if (!live)
+            break;
+        usleep(10000);
+    }
     close(px.lfd);
     unlink(px.path);
     print_message("create with a lost reply: %s\n", e.msg);
