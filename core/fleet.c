@@ -193,7 +193,7 @@ static double event_time(const cJSON *ev)
 
 /* Inserts ev into a newest-first list before the first event not newer than it: at the head
  * for what just happened, further down for a journal read late (a sandbox's first poll). */
-static void insert_newest_first(cJSON *list, cJSON *ev)
+void sm_fleet_event_insert(cJSON *list, cJSON *ev)
 {
     double t = event_time(ev);
     int idx = 0;
@@ -205,7 +205,7 @@ static void insert_newest_first(cJSON *list, cJSON *ev)
 /* Drops everything after the first max items of a list, in one walk (counting and detaching
  * one by one walks the list once per item). cJSON chains items by next/prev and keeps the last
  * one in the first one's prev. */
-static void keep_newest(cJSON *list, int max)
+void sm_fleet_events_keep(cJSON *list, int max)
 {
     cJSON *last = list->child;
     for (int i = 1; last && i < max; i++)
@@ -232,9 +232,9 @@ static void apply_events(sm_fleet *f, cJSON *events)
         sm_fleet_sbx *st = id ? sm_strtab_get(&f->state, id) : NULL;
         if (st)
             fold_event(st, ev);
-        insert_newest_first(f->events, ev);
+        sm_fleet_event_insert(f->events, ev);
     }
-    keep_newest(f->events, SM_FLEET_MAX_EVENTS);
+    sm_fleet_events_keep(f->events, SM_FLEET_MAX_EVENTS);
 }
 
 /* Each row's rates and failure, once per change. */

@@ -122,4 +122,10 @@ void sm_fleet_ttl_text(const sm_sandbox_info *i, double now, char *buf, size_t l
 /* Are the row's figures current (running and the last scan went well)? */
 bool sm_fleet_row_live(const sm_fleet *f, const sm_fleet_row *r);
 
+/* Event lists kept newest first (the fleet's, the dashboard's journal of every provider):
+ * inserts ev (owned by the list after) before the first event not newer than it; keeps only
+ * the first max items, in one walk. */
+void sm_fleet_event_insert(cJSON *list, cJSON *ev);
+void sm_fleet_events_keep(cJSON *list, int max);
+
 #endif

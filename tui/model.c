@@ -34,44 +34,15 @@ void tui_model_free(tui_model *m)
     memset(m, 0, sizeof *m);
 }
 
-static double event_time(const cJSON *ev)
-{
-    return sm_parse_time(sm_json_str(ev, "ts"));
-}
-
-/* Inserts ev into the newest-first journal before the first event not newer than it. */
-static void journal_insert(cJSON *list, cJSON *ev)
-{
-    double t = event_time(ev);
-    int idx = 0;
-    for (const cJSON *it = list->child; it && event_time(it) > t; it = it->next)
-        idx++;
-    cJSON_InsertItemInArray(list, idx, ev);
-}
-
-static void journal_trim(cJSON *list)
-{
-    cJSON *last = list->child;
-    for (int i = 1; last && i < TUI_MAX_EVENTS; i++)
-        last = last->next;
-    if (!last || !last->next)
-        return;
-    cJSON *rest = last->next; /* cJSON keeps the last item in the first one's prev */
-    last->next = NULL;
-    list->child->prev = last;
-    rest->prev = NULL;
-    cJSON_Delete(rest);
-}
-
 void tui_model_apply(tui_model *m, sm_fleet_snapshot *snap, cJSON *events)
 {
     if (events) { /* the journal keeps every provider's; the fleet takes its own */
         const cJSON *ev;
         cJSON_ArrayForEach(ev, events)
         {
-            journal_insert(m->journal, cJSON_Duplicate(ev, 1));
+            sm_fleet_event_insert(m->journal, cJSON_Duplicate(ev, 1));
         }
-        journal_trim(m->journal);
+        sm_fleet_events_keep(m->journal, TUI_MAX_EVENTS);
     }
     sm_fleet_apply(m->fleet, snap, events);
     tui_model_rebuild(m);
