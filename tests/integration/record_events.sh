@@ -18,8 +18,14 @@ OLD=$("$SANDMAN" create -l team=evals)
 F1=$!
 "$SANDMAN" events --follow >"$SANDMAN_STATE_DIR/text.out" 2>&1 &
 F2=$!
-# the followers start from now: wait until they are polling (their first poll is immediate)
-sleep 0.5
+# The followers stream from when they start: wait until both are streaming (a command in the
+# old sandbox shows up in each), not for a fixed time.
+streaming() {
+    "$SANDMAN" exec "$OLD" -- true >/dev/null
+    grep -q "\"sandbox_id\":\"$OLD\"" "$SANDMAN_STATE_DIR/all.jsonl" &&
+        grep -q "${OLD:0:12}" "$SANDMAN_STATE_DIR/text.out"
+}
+check "both followers are streaming" wait_for 20 streaming
 A=$("$SANDMAN" create -l team=evals --memory-mib 64)
 B=$("$SANDMAN" create -l team=other)
 "$SANDMAN" exec "$A" -- 'exit 3' >/dev/null
