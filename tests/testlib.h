@@ -30,4 +30,17 @@ char *sm_test_write_temp(const char *text);
 /* True when the test may use cgroup limits (root with writable v1/v2 controllers). */
 int sm_test_have_cgroup_limits(void);
 
+/* The private Docker engine (tests/integration/docker_engine.bash) of a C test: started in a
+ * fresh directory, stopped at exit. Exits 77 when told to skip (SANDMAN_SKIP_DOCKER=1) and 1
+ * when it cannot start; `test` names the test in messages. */
+typedef struct sm_test_engine {
+    char dir[256];
+    char host[512];   /* DOCKER_HOST form: unix:///... */
+    char image[256];  /* the test image, imported, not pulled */
+    char run[64];     /* a label value that marks this run's containers */
+    char script[512]; /* docker_engine.bash, for tests that call its helpers */
+} sm_test_engine;
+void sm_test_engine_start(const char *test, sm_test_engine *e);
+void sm_test_engine_stop(void);
+
 #endif

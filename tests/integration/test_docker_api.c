@@ -29,68 +29,13 @@
 #include "core/util.h"
 #include "tests/testlib.h"
 
-static char g_dir[256];
-static char g_host[512], g_image[256], g_run[64];
-static char g_script[512];
-
-static void engine_stop(void)
-{
-    if (!g_dir[0])
-        return;
-    char *cmd = xasprintf("bash '%s' stop '%s' >/dev/null 2>&1", g_script, g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "test_docker_api: stopping the engine failed\n");
-    free(cmd);
-    g_dir[0] = '\0';
-}
-
-/* Starts the engine with docker_engine.bash; exits 77 when told to skip. */
-static void engine_start(void)
-{
-    const char *src = getenv("SANDMAN_SRC");
-    snprintf(g_script, sizeof g_script, "%s/tests/integration/docker_engine.bash", src ? src : ".");
-    snprintf(g_dir, sizeof g_dir, "/tmp/sandman-dkc-XXXXXX");
-    if (!mkdtemp(g_dir)) {
-        perror("mkdtemp");
-        exit(1);
-    }
-    char *cmd = xasprintf("bash '%s' start '%s' %d", g_script, g_dir, (int)getpid());
-    int st = system(cmd);
-    free(cmd);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
-        sm_rm_rf(g_dir);
-        printf("SKIPPED: no Docker engine (SANDMAN_SKIP_DOCKER=1)\n");
-        exit(77);
-    }
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "test_docker_api: cannot start a Docker engine for the tests\n");
-        engine_stop(); /* whatever was started */
-        exit(1);
-    }
-    char *path = xasprintf("%s/engine.env", g_dir), *text = NULL;
-    size_t len;
-    if (sm_read_file(path, &text, &len) < 0) {
-        fprintf(stderr, "test_docker_api: no %s\n", path);
-        exit(1);
-    }
-    free(path);
-    for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
-        if (sm_str_has_prefix(l, "DOCKER_TEST_HOST="))
-            snprintf(g_host, sizeof g_host, "%s", l + 17);
-        else if (sm_str_has_prefix(l, "DOCKER_TEST_IMAGE="))
-            snprintf(g_image, sizeof g_image, "%s", l + 18);
-        else if (sm_str_has_prefix(l, "DOCKER_TEST_RUN="))
-            snprintf(g_run, sizeof g_run, "%s", l + 16);
-    }
-    free(text);
-    atexit(engine_stop);
-}
+static sm_test_engine E; /* the private engine */
 
 /* A docker provider on host (NULL = the test engine); network none unless bridge. */
 static sm_provider *provider(const char *host, bool bridge)
 {
     cJSON *cfg = cJSON_CreateObject();
-    cJSON_AddStringToObject(cfg, "host", host ? host : g_host);
+    cJSON_AddStringToObject(cfg, "host", host ? host : E.host);
     if (!bridge) {
         cJSON *cr = cJSON_AddObjectToObject(cfg, "create");
         cJSON_AddStringToObject(cr, "network", "none");
@@ -101,14 +46,14 @@ static sm_provider *provider(const char *host, bool bridge)
     if (sm_provider_new("docker", cfg, &p, &e) != SM_OK)
         fail_msg("provider: %s", e.msg);
     cJSON_Delete(cfg);
-    sm_map_set(&p->default_metadata, "sandman-test-run", g_run);
+    sm_map_set(&p->default_metadata, "sandman-test-run", E.run);
     return p;
 }
 
 static void spec_init(sm_spec *spec)
 {
     sm_spec_init(spec);
-    spec->image = xstrdup(g_image);
+    spec->image = xstrdup(E.image);
 }
 
 static sm_sandbox *start(sm_provider *p, const sm_spec *spec_in)
@@ -302,12 +247,12 @@ static void *proxy_accept(void *arg)
 
 static void test_lost_create_reply(void **state)
 {
-    if (!sm_str_has_prefix(g_host, "unix://"))
+    if (!sm_str_has_prefix(E.host, "unix://"))
         skip(); /* the proxy speaks unix sockets only */
     proxy px = {.lfd = -1};
     pthread_mutex_init(&px.mu, NULL);
-    snprintf(px.upstream, sizeof px.upstream, "%s", g_host + 7);
-    snprintf(px.path, sizeof px.path, "%s/proxy.sock", g_dir);
+    snprintf(px.upstream, sizeof px.upstream, "%s", E.host + 7);
+    snprintf(px.path, sizeof px.path, "%s/proxy.sock", E.dir);
     px.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", px.path);
@@ -378,7 +323,7 @@ static void test_config_errors(void **state)
     cJSON_Delete(cfg);
 
     /* an engine that is not there: a clear create failure naming it */
-    char *host = xasprintf("unix://%s/nothing-here.sock", g_dir);
+    char *host = xasprintf("unix://%s/nothing-here.sock", E.dir);
     p = provider(host, false);
     sm_spec spec;
     spec_init(&spec);
@@ -397,7 +342,7 @@ static void test_config_errors(void **state)
 static char *engine_api(const char *method, const char *path)
 {
     char *cmd = xasprintf("bash -c '. \"%s\"; DOCKER_TEST_HOST=\"%s\"; docker_engine_api %s %s'",
-                          g_script, g_host, method, path);
+                          E.script, E.host, method, path);
     FILE *f = popen(cmd, "r");
     free(cmd);
     assert_non_null(f);
@@ -726,12 +671,12 @@ static void test_ready_without_exec(void **state)
 
     cJSON *cfg = cJSON_Parse("{\"create\": {\"network\": \"none\"}, \"probe\": {\"command\": "
                              "\"printf custom-ready\", \"expected_stdout\": \"custom-ready\"}}");
-    cJSON_AddStringToObject(cfg, "host", g_host);
+    cJSON_AddStringToObject(cfg, "host", E.host);
     sm_error e;
     sm_error_clear(&e);
     assert_int_equal(sm_provider_new("docker", cfg, &p, &e), SM_OK);
     cJSON_Delete(cfg);
-    sm_map_set(&p->default_metadata, "sandman-test-run", g_run);
+    sm_map_set(&p->default_metadata, "sandman-test-run", E.run);
     s = start(p, NULL);
     insp = inspect(sm_sandbox_id(s));
     cmd = sm_json_print(
@@ -747,7 +692,7 @@ static void test_ready_without_exec(void **state)
 
 int main(void)
 {
-    engine_start();
+    sm_test_engine_start("test_docker_api", &E);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_errors),     cmocka_unit_test(test_pty_close_ends_processes),
         cmocka_unit_test(test_lost_create_reply), cmocka_unit_test(test_exec_helper),
@@ -757,6 +702,6 @@ int main(void)
     if (getenv("DOCKER_TEST_FILTER"))
         cmocka_set_test_filter(getenv("DOCKER_TEST_FILTER"));
     int rc = cmocka_run_group_tests(tests, sm_test_group_setup, sm_test_group_teardown);
-    engine_stop();
+    sm_test_engine_stop();
     return rc;
 }

@@ -25,60 +25,7 @@
 #include "core/util.h"
 #include "tests/testlib.h"
 
-static char g_dir[256], g_script[512];
-static char g_host[512], g_image[256], g_run[64];
-
-static void engine_stop(void)
-{
-    if (!g_dir[0])
-        return;
-    char *cmd = xasprintf("bash '%s' stop '%s' >/dev/null 2>&1", g_script, g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "test_docker_nemo: stopping the engine failed\n");
-    free(cmd);
-    g_dir[0] = '\0';
-}
-
-static void engine_start(void)
-{
-    const char *src = getenv("SANDMAN_SRC");
-    snprintf(g_script, sizeof g_script, "%s/tests/integration/docker_engine.bash", src ? src : ".");
-    snprintf(g_dir, sizeof g_dir, "/tmp/sandman-dkn-XXXXXX");
-    if (!mkdtemp(g_dir)) {
-        perror("mkdtemp");
-        exit(1);
-    }
-    char *cmd = xasprintf("bash '%s' start '%s' %d", g_script, g_dir, (int)getpid());
-    int st = system(cmd);
-    free(cmd);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
-        sm_rm_rf(g_dir);
-        printf("SKIPPED: no Docker engine (SANDMAN_SKIP_DOCKER=1)\n");
-        exit(77);
-    }
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "test_docker_nemo: cannot start a Docker engine for the tests\n");
-        engine_stop();
-        exit(1);
-    }
-    char *path = xasprintf("%s/engine.env", g_dir), *text = NULL;
-    size_t len;
-    if (sm_read_file(path, &text, &len) < 0) {
-        fprintf(stderr, "test_docker_nemo: no %s\n", path);
-        exit(1);
-    }
-    free(path);
-    for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
-        if (sm_str_has_prefix(l, "DOCKER_TEST_HOST="))
-            snprintf(g_host, sizeof g_host, "%s", l + 17);
-        else if (sm_str_has_prefix(l, "DOCKER_TEST_IMAGE="))
-            snprintf(g_image, sizeof g_image, "%s", l + 18);
-        else if (sm_str_has_prefix(l, "DOCKER_TEST_RUN="))
-            snprintf(g_run, sizeof g_run, "%s", l + 16);
-    }
-    free(text);
-    atexit(engine_stop);
-}
+static sm_test_engine E; /* the private engine */
 
 /* The provider of block `sandbox` of a NeMo Gym-layout file; the host and the run label are the
  * test's. */
@@ -101,7 +48,7 @@ static sm_provider *open_yaml(const char *yaml_fmt, ...)
     sm_config_free(&c);
     unlink(path);
     free(path);
-    sm_map_set(&p->default_metadata, "sandman-test-run", g_run);
+    sm_map_set(&p->default_metadata, "sandman-test-run", E.run);
     return p;
 }
 
@@ -109,7 +56,7 @@ static sm_sandbox *start(sm_provider *p, const char *provider_options_json)
 {
     sm_spec spec;
     sm_spec_init(&spec);
-    spec.image = xstrdup(g_image);
+    spec.image = xstrdup(E.image);
     if (provider_options_json)
         spec.provider_options = cJSON_Parse(provider_options_json);
     sm_sandbox *s = sm_sandbox_new(p, false);
@@ -192,7 +139,7 @@ static const char shipped[] =
 
 static void test_shipped_file_every_key(void **state)
 {
-    sm_provider *p = open_yaml(shipped, g_host);
+    sm_provider *p = open_yaml(shipped, E.host);
     char vol[] = "/tmp/sandman-dkn-vol-XXXXXX";
     assert_non_null(mkdtemp(vol));
     chmod(vol, 0755);
@@ -235,10 +182,10 @@ static void test_bad_run_arg_fails_create(void **state)
 {
     sm_provider *p = open_yaml("sandbox:\n  docker:\n    host: %s\n    create:\n      network: "
                                "none\n      extra_run_args: [--shm-size, lots]\n",
-                               g_host);
+                               E.host);
     sm_spec spec;
     sm_spec_init(&spec);
-    spec.image = xstrdup(g_image);
+    spec.image = xstrdup(E.image);
     sm_sandbox *s = sm_sandbox_new(p, false);
     sm_error e;
     sm_error_clear(&e);
@@ -264,7 +211,7 @@ static void install_fake_bash(sm_sandbox *s)
 static void test_exec_shell_default(void **state)
 {
     sm_provider *p =
-        open_yaml("sandbox:\n  docker:\n    host: %s\n    create: {network: none}\n", g_host);
+        open_yaml("sandbox:\n  docker:\n    host: %s\n    create: {network: none}\n", E.host);
     sm_sandbox *s = start(p, NULL);
     /* no bash in the image: sh (the exec helper runs commands from the second on) */
     for (int i = 0; i < 3; i++)
@@ -286,7 +233,7 @@ static void test_exec_shell_pinned(void **state)
 {
     sm_provider *p = open_yaml("sandbox:\n  docker:\n    host: %s\n    create: {network: none}\n"
                                "    exec: {exec_shell: /bin/sh}\n",
-                               g_host);
+                               E.host);
     sm_sandbox *s = start(p, NULL);
     install_fake_bash(s);
     for (int i = 0; i < 3; i++)
@@ -341,18 +288,18 @@ static void test_concurrency_bounds_execs(void **state)
     /* one slot: the second command runs only after the first gave up waiting */
     two_at_once(open_yaml("sandbox:\n  docker:\n    host: %s\n    create: {network: none}\n"
                           "    exec: {concurrency: 1}\n",
-                          g_host),
+                          E.host),
                 "alone\n");
     /* two slots: they run together */
     two_at_once(open_yaml("sandbox:\n  docker:\n    host: %s\n    create: {network: none}\n"
                           "    exec: {concurrency: 2}\n",
-                          g_host),
+                          E.host),
                 "met\n");
 }
 
 int main(void)
 {
-    engine_start();
+    sm_test_engine_start("test_docker_nemo", &E);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped_file_every_key),
         cmocka_unit_test(test_bad_run_arg_fails_create),
@@ -361,6 +308,6 @@ int main(void)
         cmocka_unit_test(test_concurrency_bounds_execs),
     };
     int rc = cmocka_run_group_tests(tests, sm_test_group_setup, sm_test_group_teardown);
-    engine_stop();
+    sm_test_engine_stop();
     return rc;
 }
