@@ -211,3 +211,22 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
         ;;
     esac
 fi
+
+# docker_test_begin [CREATE-KEY-LINE...]: the common start of a shell test of the docker
+# provider (after lib.sh): a private engine in a fresh directory, removed at exit with the
+# test's sandboxes (running $DOCKER_TEST_ON_EXIT first when set), IMG, and $SANDMAN_CONFIG with
+# a block `dk` on that engine whose containers carry this run's label, its create keys given as
+# "key: value" arguments.
+docker_test_begin() {
+    ENGINE=$(mktemp -d /tmp/sandman-dk-XXXXXX)
+    trap '${DOCKER_TEST_ON_EXIT:-:}; docker_engine_stop "$ENGINE"; cleanup' EXIT
+    docker_engine_start "$ENGINE" $$
+    IMG=$DOCKER_TEST_IMAGE
+    echo "# engine: $DOCKER_TEST_HOST ($DOCKER_TEST_KIND), image $IMG"
+    export SANDMAN_CONFIG=$SANDMAN_STATE_DIR/config.yaml
+    {
+        printf 'dk:\n  docker:\n    host: %s\n' "$DOCKER_TEST_HOST"
+        [ $# -gt 0 ] && printf '    create:\n' && printf '      %s\n' "$@"
+        printf '  default_metadata:\n    sandman-test-run: "%s"\n' "$DOCKER_TEST_RUN"
+    } >"$SANDMAN_CONFIG"
+}

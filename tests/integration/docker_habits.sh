@@ -4,22 +4,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/docker_engine.bash"
 
-ENGINE=$(mktemp -d /tmp/sandman-dkh-XXXXXX)
-trap 'docker_engine_stop "$ENGINE"; cleanup' EXIT
-docker_engine_start "$ENGINE" $$
-IMG=$DOCKER_TEST_IMAGE
-echo "# engine: $DOCKER_TEST_HOST ($DOCKER_TEST_KIND), image $IMG"
-
-export SANDMAN_CONFIG=$SANDMAN_STATE_DIR/config.yaml
-cat >"$SANDMAN_CONFIG" <<EOF
-dk:
-  docker:
-    host: $DOCKER_TEST_HOST
-    create:
-      network: none
-  default_metadata:
-    sandman-test-run: "$DOCKER_TEST_RUN"
-EOF
+docker_test_begin "network: none"
 S() { "$SANDMAN" -p dk "$@"; }
 
 ID=$(S create -i "$IMG" -m 64)

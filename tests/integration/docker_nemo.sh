@@ -13,23 +13,11 @@ command -v docker >/dev/null || {
     echo "FAIL - this test needs the docker CLI (to make containers as NeMo Gym does)"
     exit 1
 }
-ENGINE=$(mktemp -d /tmp/sandman-dkn-XXXXXX)
 TMUX_SOCKET=sandman-dkn-$$
 tm() { tmux -L "$TMUX_SOCKET" "$@"; }
-trap 'tm kill-server >/dev/null 2>&1; docker_engine_stop "$ENGINE"; cleanup' EXIT
-docker_engine_start "$ENGINE" $$
-IMG=$DOCKER_TEST_IMAGE
+DOCKER_TEST_ON_EXIT='tm kill-server >/dev/null 2>&1'
+docker_test_begin
 export DOCKER_HOST=$DOCKER_TEST_HOST DOCKER_CONFIG=$ENGINE/docker-cli
-echo "# engine: $DOCKER_TEST_HOST ($DOCKER_TEST_KIND), image $IMG"
-
-export SANDMAN_CONFIG=$SANDMAN_STATE_DIR/config.yaml
-cat >"$SANDMAN_CONFIG" <<EOF
-dk:
-  docker:
-    host: $DOCKER_TEST_HOST
-  default_metadata:
-    sandman-test-run: "$DOCKER_TEST_RUN"
-EOF
 S() { "$SANDMAN" -p dk "$@"; }
 hex32() { head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 # wait_until SECONDS COMMAND...: polls until the command succeeds.

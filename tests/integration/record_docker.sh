@@ -5,20 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/docker_engine.bash"
 
-ENGINE=$(mktemp -d /tmp/sandman-dkr-XXXXXX)
-trap 'docker_engine_stop "$ENGINE"; cleanup' EXIT
-docker_engine_start "$ENGINE" $$
-IMG=$DOCKER_TEST_IMAGE
-export SANDMAN_CONFIG=$SANDMAN_STATE_DIR/config.yaml
-cat >"$SANDMAN_CONFIG" <<YAML
-dk:
-  docker:
-    host: $DOCKER_TEST_HOST
-    create:
-      network: none
-  default_metadata:
-    sandman-test-run: "$DOCKER_TEST_RUN"
-YAML
+docker_test_begin "network: none"
 S() { "$SANDMAN" -p dk "$@"; }
 
 ID=$(S create -i "$IMG")
