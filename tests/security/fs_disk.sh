@@ -4,17 +4,6 @@
 # here is a small tmpfs holding the state directory, never the real one.
 . "$(dirname "$0")/lib_security.sh"
 
-sm_in() {
-    local st=$1
-    shift
-    if [ "$MODE" = root ]; then
-        SANDMAN_STATE_DIR=$st "$SANDMAN" "$@"
-    else
-        setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$USER_STATE" \
-            SANDMAN_STATE_DIR="$st" SANDMAN_SUPERVISOR="$USER_SUPERVISOR" \
-            XDG_CONFIG_HOME="$USER_STATE/config" "$USER_SANDMAN" "$@"
-    fi
-}
 SMALL=
 disk_cleanup() {
     if [ -n "$SMALL" ]; then

@@ -4,18 +4,6 @@
 # before anything is made on the host.
 . "$(dirname "$0")/lib_security.sh"
 
-# sm_in STATE ARGS...: this mode's sandman with another state directory.
-sm_in() {
-    local st=$1
-    shift
-    if [ "$MODE" = root ]; then
-        SANDMAN_STATE_DIR=$st "$SANDMAN" "$@"
-    else
-        setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$USER_STATE" \
-            SANDMAN_STATE_DIR="$st" SANDMAN_SUPERVISOR="$USER_SUPERVISOR" \
-            XDG_CONFIG_HOME="$USER_STATE/config" "$USER_SANDMAN" "$@"
-    fi
-}
 
 # mkstate: a state directory outside /tmp (the sandbox's /tmp is private anyway), this mode's.
 mkstate() {

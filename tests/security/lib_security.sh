@@ -6,7 +6,9 @@
 #   inside ID SHELL-CMD    runs the command in the sandbox; sets OUT, ERR, RC
 #   say WHAT               prefixes check names with the mode
 #   as_mode CMD...         runs a host command as the current mode's user
-#   SM_ARGV                the command line that sm runs (for script -c, sh -c 'exec ...')
+#   SM_ARGV                the command line that sm runs (for script -c, sh -c 'exec ...',
+#                          timeout, and a background job whose pid is sandman's own)
+#   sm_in STATE ARGS...    sandman as this mode's user with another state directory
 #   mode_state             prints the current mode's state directory
 . "$(dirname "$0")/../lib.sh"
 
@@ -23,6 +25,17 @@ inside() {
 say() { echo "[$MODE] $*"; }
 as_mode() { "$@"; }
 mode_state() { echo "$SANDMAN_STATE_DIR"; }
+sm_in() {
+    local st=$1
+    shift
+    if [ "$MODE" = root ]; then
+        SANDMAN_STATE_DIR=$st "$SANDMAN" "$@"
+    else
+        setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$USER_STATE" \
+            SANDMAN_STATE_DIR="$st" SANDMAN_SUPERVISOR="$USER_SUPERVISOR" \
+            XDG_CONFIG_HOME="$USER_STATE/config" "$USER_SANDMAN" "$@"
+    fi
+}
 
 # The unprivileged user's own copies of the binaries, reachable whatever the build tree's modes.
 user_setup() {

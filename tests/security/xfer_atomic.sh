@@ -5,23 +5,12 @@
 
 BIG_MIB=512
 
-# sandman as an argument vector, so that a background job's pid is sandman's own.
-sm_cmd() {
-    if [ "$MODE" = user ]; then
-        SM_CMD=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$USER_STATE"
-            SANDMAN_STATE_DIR="$USER_STATE/state" SANDMAN_SUPERVISOR="$USER_SUPERVISOR"
-            XDG_CONFIG_HOME="$USER_STATE/config" "$USER_SANDMAN")
-    else
-        SM_CMD=("$SANDMAN")
-    fi
-}
-
 # kill_midway CP-ARGS...: starts sandman cp, lets it run in short slices until it has written
 # something, then kills it with SIGKILL while it is stopped, before it could finish. Sets
 # KILLED=1 when it was killed mid-way (and not after it had finished).
 kill_midway() {
     KILLED=0
-    "${SM_CMD[@]}" cp "$@" &
+    "${SM_ARGV[@]}" cp "$@" &
     local pid=$! written=0 i
     kill -STOP $pid 2>/dev/null
     for i in $(seq 3000); do
@@ -43,7 +32,6 @@ kill_midway() {
 
 attacks() {
     local id d
-    sm_cmd
     id=$(sm create) || { not_ok "[$MODE] create"; return; }
     d=$(mktemp -d /tmp/sandman-xfer-XXXXXX)
     chmod 777 "$d"

@@ -8,20 +8,8 @@ ORIG_SYSCTL=$(cat $SYSCTL)
 restore_sysctl() { [ "$(cat $SYSCTL)" = "$ORIG_SYSCTL" ] || echo "$ORIG_SYSCTL" >$SYSCTL; }
 trap 'restore_sysctl; sec_cleanup' EXIT
 
-# sandman as an argument vector (for timeout and ulimit, which need a program, not a function).
-sm_cmd() {
-    if [ "$MODE" = user ]; then
-        SM_CMD=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$USER_STATE"
-            SANDMAN_STATE_DIR="$USER_STATE/state" SANDMAN_SUPERVISOR="$USER_SUPERVISOR"
-            XDG_CONFIG_HOME="$USER_STATE/config" "$USER_SANDMAN")
-    else
-        SM_CMD=("$SANDMAN")
-    fi
-}
-
 attacks() {
     local id d
-    sm_cmd
     id=$(sm create) || { not_ok "[$MODE] create"; return; }
     d=$(mktemp -d /tmp/sandman-xfer-XXXXXX)
     chmod 777 "$d"
@@ -31,7 +19,7 @@ attacks() {
 
     inside "$id" "echo old >/tmp/real; ln -s $SYSCTL /tmp/x; ln -s /tmp/x /tmp/chain; ln -s ../proc/sys/kernel /tmp/kdir"
     for target in /tmp/x /tmp/chain $SYSCTL /tmp/kdir/printk_ratelimit_burst; do
-        run timeout 20 "${SM_CMD[@]}" cp "$d/num" "$id:$target"
+        run timeout 20 "${SM_ARGV[@]}" cp "$d/num" "$id:$target"
         check "$(say "upload onto $target is refused")" test "$RC" -ne 0 -a "$RC" -ne 124
         expect_eq "$(say "and the host sysctl is unchanged after uploading onto $target")" \
             "$ORIG_SYSCTL" "$(cat $SYSCTL)"
@@ -41,12 +29,12 @@ attacks() {
     # A kernel file bind-mounted onto an ordinary path, where the sandbox may mount.
     inside "$id" "touch /tmp/bound && mount --bind $SYSCTL /tmp/bound && echo bound"
     if [ "$OUT" = bound ]; then
-        run timeout 20 "${SM_CMD[@]}" cp "$d/num" "$id:/tmp/bound"
+        run timeout 20 "${SM_ARGV[@]}" cp "$d/num" "$id:/tmp/bound"
         check "$(say "upload onto a bind-mounted sysctl is refused")" test "$RC" -ne 0 -a "$RC" -ne 124
         expect_eq "$(say "and the host sysctl is unchanged")" "$ORIG_SYSCTL" "$(cat $SYSCTL)"
         restore_sysctl
         rm -f "$d/out"
-        run timeout 20 "${SM_CMD[@]}" cp "$id:/tmp/bound" "$d/out"
+        run timeout 20 "${SM_ARGV[@]}" cp "$id:/tmp/bound" "$d/out"
         check "$(say "download of a bind-mounted sysctl is refused")" test "$RC" -ne 0 -a ! -s "$d/out"
     else
         ok "$(say "(the sandbox cannot bind-mount: bind-mounted kernel files not tried)")"
@@ -60,25 +48,25 @@ attacks() {
         /tmp/zero /proc/kcore; do
         rm -f "$d/out"
         # A cap on the file size keeps an unfixed build from filling the disk with /proc/kcore.
-        run timeout 20 sh -c 'ulimit -f 10240; exec "$@"' sh "${SM_CMD[@]}" cp "$id:$src" "$d/out"
+        run timeout 20 sh -c 'ulimit -f 10240; exec "$@"' sh "${SM_ARGV[@]}" cp "$id:$src" "$d/out"
         check "$(say "download of $src is refused")" test "$RC" -ne 0 -a "$RC" -ne 124
         check "$(say "and nothing of $src reaches the host")" test ! -s "$d/out"
     done
 
     # FIFOs: reading one blocks forever, writing one too when nobody reads.
     inside "$id" "mkfifo /tmp/fifo"
-    run timeout 20 "${SM_CMD[@]}" cp "$id:/tmp/fifo" "$d/out"
+    run timeout 20 "${SM_ARGV[@]}" cp "$id:/tmp/fifo" "$d/out"
     check "$(say "download of a FIFO fails at once instead of hanging")" test "$RC" -ne 0 -a "$RC" -ne 124
     expect_match "$(say "saying it is not a regular file")" "not a regular file" "$ERR"
-    run timeout 20 "${SM_CMD[@]}" cp "$d/num" "$id:/tmp/fifo"
+    run timeout 20 "${SM_ARGV[@]}" cp "$d/num" "$id:/tmp/fifo"
     check "$(say "upload onto a FIFO fails at once instead of hanging")" test "$RC" -ne 0 -a "$RC" -ne 124
     inside "$id" "test -p /tmp/fifo && echo fifo"
     expect_eq "$(say "and the FIFO is left as it was")" "fifo" "$OUT"
     mkfifo "$d/hostfifo"
     chmod 666 "$d/hostfifo"
-    run timeout 20 "${SM_CMD[@]}" cp "$d/hostfifo" "$id:/tmp/y"
+    run timeout 20 "${SM_ARGV[@]}" cp "$d/hostfifo" "$id:/tmp/y"
     check "$(say "uploading from a host FIFO fails at once")" test "$RC" -ne 0 -a "$RC" -ne 124
-    run timeout 20 "${SM_CMD[@]}" cp "$id:/tmp/real" "$d/hostfifo"
+    run timeout 20 "${SM_ARGV[@]}" cp "$id:/tmp/real" "$d/hostfifo"
     check "$(say "downloading onto a host FIFO is refused")" test "$RC" -ne 0 -a "$RC" -ne 124
     check "$(say "and the host FIFO is not replaced")" test -p "$d/hostfifo"
 
