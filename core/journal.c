@@ -133,7 +133,7 @@ static void parse_lines(char *text, bool skip_first, const char *only, cJSON *ar
 
 int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out)
 {
-    return sm_journal_read_tail(provider, sandbox_id, 0, out);
+    return sm_journal_read_tail(provider, sandbox_id, 0, NULL, out);
 }
 
 /* NUL bytes (blocks a crash left unwritten, on some filesystems) break lines like newlines, so
@@ -166,7 +166,7 @@ static int read_window(int fd, long long size, long long max, char **text, bool 
 }
 
 int sm_journal_read_tail(const char *provider, const char *sandbox_id, long long max_bytes,
-                         cJSON **out)
+                         const char *only, cJSON **out)
 {
     cJSON *arr = cJSON_CreateArray();
     *out = arr;
@@ -183,7 +183,7 @@ int sm_journal_read_tail(const char *provider, const char *sandbox_id, long long
     bool cut;
     read_window(fd, (long long)st.st_size, max_bytes, &text, &cut);
     close(fd);
-    parse_lines(text, cut, NULL, arr);
+    parse_lines(text, cut, only, arr);
     free(text);
     return SM_OK;
 }
@@ -209,8 +209,6 @@ static double first_time(const char *text, bool cut)
     return sm_parse_time(ts);
 }
 
-/* Folds the failures of events (oldest first) into out as the dashboard does; returns the time
- * of the one picked. */
 static bool same_failure(const sm_failure *a, const sm_failure *b)
 {
     return a->kind == b->kind && a->exit_code == b->exit_code && a->signal == b->signal &&

@@ -25,9 +25,10 @@ int sm_journal_failure(const char *provider, const char *sandbox_id, const sm_fa
  * A missing journal is an empty array. Malformed lines are skipped. */
 int sm_journal_read(const char *provider, const char *sandbox_id, cJSON **out);
 /* The same for the events of its last max_bytes only (0: all of it); the line the window cuts
- * is dropped. Reads only that much of the file, however long the journal. */
+ * is dropped. Reads only that much of the file, however long the journal; with only (may be
+ * NULL), only the lines that hold that text are parsed. */
 int sm_journal_read_tail(const char *provider, const char *sandbox_id, long long max_bytes,
-                         cJSON **out);
+                         const char *only, cJSON **out);
 int sm_journal_remove(const char *provider, const char *sandbox_id);
 /* Why the sandbox's last failing command or operation failed, from its journal, picked as the
  * dashboard picks it (sm_failure_note: the newest, a plain non-zero exit not hiding a stronger

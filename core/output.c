@@ -158,9 +158,9 @@ int sm_output_keep_exec(const char *provider, const char *id, const char *cmd, d
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         free(path);
         if (fd >= 0) {
-            size_t len = strlen(red);
-            rc = write(fd, red, len) == (ssize_t)len ? next : -1;
-            close(fd);
+            rc = sm_write_all(fd, red, strlen(red)) == 0 ? next : -1;
+            if (close(fd) < 0)
+                rc = -1;
             free(red);
             break;
         }

@@ -19,19 +19,6 @@ struct sm_output_tee {
     pthread_t thread;
 };
 
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return; /* the reader went away: keep the tail regardless */
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 /* Reads what is there on stream s; false at its end. */
 static bool pump(sm_output_tee *t, int s)
 {
@@ -41,7 +28,7 @@ static bool pump(sm_output_tee *t, int s)
         return true;
     if (r <= 0)
         return false;
-    write_all(t->to[s], buf, (size_t)r);
+    sm_write_all(t->to[s], buf, (size_t)r); /* a reader that went away: keep the tail */
     sm_output_tail_feed(&t->tail[s], buf, (size_t)r);
     return true;
 }

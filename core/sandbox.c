@@ -429,14 +429,15 @@ static void journal_end_once(sm_sandbox *s, const sm_sandbox_info *i)
     if ((i->status != SM_STATUS_STOPPED && i->status != SM_STATUS_ERROR) ||
         !sm_failure_kind_is_failure(i->failure.kind))
         return;
-    cJSON *tail = NULL;
-    sm_journal_read_tail(pname(s), s->handle->id, 64 * 1024, &tail);
+    cJSON *tail = NULL; /* only the lines that name an end are parsed */
+    sm_journal_read_tail(pname(s), s->handle->id, 64 * 1024, "\"ended\"", &tail);
     bool recorded = false;
     const cJSON *ev;
     cJSON_ArrayForEach(ev, tail)
     {
         const char *e = sm_json_str(ev, "event");
-        recorded = recorded || (e && !strcmp(e, "ended"));
+        if ((recorded = e && !strcmp(e, "ended")))
+            break;
     }
     cJSON_Delete(tail);
     if (recorded)

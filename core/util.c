@@ -207,7 +207,7 @@ int sm_read_file(const char *path, char **out, size_t *len)
     return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
+int sm_write_all(int fd, const char *data, size_t len)
 {
     while (len > 0) {
         ssize_t w = write(fd, data, len);
@@ -230,7 +230,7 @@ int sm_write_file_atomic(const char *path, const char *data, size_t len, mode_t 
         free(tmp);
         return -1;
     }
-    if (write_all(fd, data, len) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+    if (sm_write_all(fd, data, len) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
         int e = errno;
         unlink(tmp);
         free(tmp);
@@ -499,7 +499,7 @@ int sm_write_str(const char *path, const char *s)
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    int rc = write_all(fd, s, strlen(s));
+    int rc = sm_write_all(fd, s, strlen(s));
     int e = errno;
     close(fd);
     errno = e;

@@ -38,6 +38,8 @@ void sm_random_hex(char *buf, size_t n);
 
 /* Files. Each returns 0 on success, -1 with errno set. */
 int sm_read_file(const char *path, char **out, size_t *len); /* *out malloc'd, NUL-terminated */
+/* Writes all of data to fd (retrying short writes and EINTR). 0 or -1 (errno). */
+int sm_write_all(int fd, const char *data, size_t len);
 int sm_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode);
 int sm_mkdir_p(const char *path, mode_t mode);
 int sm_rm_rf(const char *path);

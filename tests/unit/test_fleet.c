@@ -16,8 +16,13 @@
 #include "core/journal.h"
 #include "core/util.h"
 
+/* The cells as of one fixed moment (set when a list is made), so that ages and TTLs do not
+ * tick while a test reads them. */
+static double g_now;
+
 static sm_sandbox_info *list_of(size_t n, const char *const *ids, sm_status status)
 {
+    g_now = sm_now_wall();
     sm_sandbox_info *l = xcalloc(n ? n : 1, sizeof *l);
     for (size_t i = 0; i < n; i++) {
         sm_sandbox_info_init(&l[i]);
@@ -25,7 +30,7 @@ static sm_sandbox_info *list_of(size_t n, const char *const *ids, sm_status stat
         l[i].provider = xstrdup("local");
         l[i].image = xstrdup("host");
         l[i].status = status;
-        l[i].created_at = sm_now_wall() - 90;
+        l[i].created_at = g_now - 90;
         l[i].ttl_s = -1;
     }
     return l;
@@ -59,7 +64,7 @@ static sm_fleet_snapshot *scan_of(size_t n, const char *const *ids, sm_status st
 static const char *cell(const sm_fleet *f, size_t row, sm_fleet_col c)
 {
     static char buf[256];
-    sm_fleet_cell(f, &f->rows[row], c, sm_now_wall(), buf, sizeof buf);
+    sm_fleet_cell(f, &f->rows[row], c, g_now, buf, sizeof buf);
     return buf;
 }
 
@@ -121,7 +126,8 @@ static void test_cells_of_an_ended_sandbox(void **state)
     assert_string_equal(cell(f, 0, SM_COL_MEM), "-");
     assert_string_equal(cell(f, 0, SM_COL_PIDS_LIMIT), "-");
     f->infos[0].status = SM_STATUS_RUNNING;
-    f->infos[0].created_at = sm_now_wall() - 100;
+    g_now = sm_now_wall();
+    f->infos[0].created_at = g_now - 100;
     assert_string_equal(cell(f, 0, SM_COL_TTL), "8m20s");
     sm_fleet_free(f);
 }

@@ -235,7 +235,7 @@ static void test_last_failure_reads_the_tail(void **state)
     assert_int_equal(got.kind, SM_FAIL_OOM);
     assert_int_equal(got.oom_kills, 3);
     cJSON *tail;
-    sm_journal_read_tail("local", "fff", 4096, &tail);
+    sm_journal_read_tail("local", "fff", 4096, NULL, &tail);
     int n = cJSON_GetArraySize(tail);
     assert_true(n > 5 && n < 40); /* whole lines of the last 4 KiB only */
     assert_string_equal(sm_json_str(cJSON_GetArrayItem(tail, n - 1), "type"), "failure");
