@@ -950,7 +950,9 @@ int main(int argc, char **argv)
             gate_accept(listen_fd, gate[0]);
         if (r > 0 && watch >= 0 && (p[2].revents & POLLIN))
             registry_follow(watch, init);
-        if (r == 0 && deadline > 0 && now_mono() >= deadline && !why) {
+        /* whatever woke the poll: a sandbox that keeps its output pipes (or the control
+         * socket) busy must not outlive its TTL */
+        if (deadline > 0 && now_mono() >= deadline && !why) {
             why = 'T';
             kill(init, SIGKILL);
         }
