@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "core/text.h"
 #include "tui/widgets/draw.h"
 
 static tui_color_tier g_tier = TUI_TIER_256;
@@ -129,13 +130,16 @@ static void draw_row(tui_term *t, size_t line, int y, int x, int w, bool highlig
             run_x = sx;
         }
         wchar_t wc = c.ch ? (wchar_t)c.ch : L' ';
-        if (wc < 32 || wc == 127 || (c.attrs & TUI_A_CONCEAL))
-            wc = L' '; /* concealed text is not shown (its background is) */
+        /* concealed text is not shown (its background is); controls (C0, C1, bidi overrides
+         * that would reorder the user's line) never reach the outer terminal */
+        if (sm_text_is_control((uint32_t)wc) || (c.attrs & TUI_A_CONCEAL))
+            wc = L' ';
         if (wc == L' ' && cw == 2)
             run[nrun++] = L' '; /* a blank for each column */
         run[nrun++] = wc;
         for (int i = 0; i < TUI_CELL_COMBINING && c.comb[i] && wc != L' '; i++)
-            run[nrun++] = (wchar_t)c.comb[i]; /* curses puts them on the cell before */
+            if (!sm_text_is_control(c.comb[i]))
+                run[nrun++] = (wchar_t)c.comb[i]; /* curses puts them on the cell before */
         sx += cw;
         col += cw;
     }
