@@ -170,8 +170,29 @@ static int follow(sm_cli *cli, cli_call *c)
 /* ---- --replay-script ------------------------------------------------------------------------ */
 
 /* s as one single-quoted shell word. */
+/* A word for the script. Text with control bytes (agent-chosen commands and paths may hold
+ * ESC sequences) is written as bash's $'...' with each such byte as \xNN, so printing the
+ * script to a terminal shows them instead of running them, and bash still gets the same
+ * bytes. */
 static void shq(sm_strbuf *b, const char *s)
 {
+    bool ctl = false;
+    for (const char *p = s; *p && !ctl; p++)
+        ctl = (unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f;
+    if (ctl) {
+        sm_strbuf_puts(b, "$'");
+        for (; *s; s++) {
+            unsigned char c = (unsigned char)*s;
+            if (c < 0x20 || c == 0x7f)
+                sm_strbuf_printf(b, "\\x%02x", c);
+            else if (c == '\'' || c == '\\')
+                sm_strbuf_printf(b, "\\%c", c);
+            else
+                sm_strbuf_append(b, s, 1);
+        }
+        sm_strbuf_puts(b, "'");
+        return;
+    }
     sm_strbuf_puts(b, "'");
     for (; *s; s++) {
         if (*s == '\'')
@@ -326,7 +347,7 @@ static int replay(sm_cli *cli, sm_sandbox *s)
     const char *cts = sm_json_str(created, "ts");
     snprintf(ts, sizeof ts, "%s", cts ? cts : "?");
     sm_strbuf_printf(&b,
-                     "#!/bin/sh\n"
+                     "#!/bin/bash\n"
                      "# Replays sandbox %s (created %s): a new sandbox with its spec, then its\n"
                      "# commands and copies in the order they ran. Environment values are not\n"
                      "# recorded: each -e NAME takes NAME's value from this shell's environment.\n"

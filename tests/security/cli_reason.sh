@@ -18,6 +18,16 @@ attacks() {
     expect_match "[$MODE] status still names the failure, its control bytes shown escaped" 'boom \\x1b\]0;PWNED' "$OUT"
     run sm status -o json "$id"
     expect_match "[$MODE] -o json keeps the text exact (a JSON escape)" 'boom \\u001b\]0;PWNED' "$OUT"
+    # a command whose text itself holds ESC and BEL bytes, replayed as a script
+    inside "$id" $'echo \e]0;TITLE\a done'
+    run sm events "$id" --replay-script
+    check "[$MODE] --replay-script prints no raw control bytes" \
+        sh -c '! printf "%s" "$1" | tr -d "\n\t" | grep -q "[[:cntrl:]]"' _ "$OUT"
+    expect_match "[$MODE] the command's bytes are written as bash escapes" "\\\\x1b\\]0;TITLE\\\\x07" "$OUT"
+    local script=$SANDMAN_STATE_DIR/replay-$MODE.sh
+    printf '%s\n' "$OUT" >"$script"
+    run bash -n "$script"
+    expect_eq "[$MODE] and the script still parses" 0 "$RC"
     sm rm "$id" >/dev/null
 }
 
