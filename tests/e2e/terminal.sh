@@ -44,7 +44,7 @@ keys Space
 check "space pages down" wait_for "^less-line-52$"
 keys q
 check "q quits less and the shell's screen comes back" wait_for "^before-less-2$"
-expect_no_match "nothing of less is left" "^less-line-|^:" "$SCREEN"
+check "nothing of less is left (the whole frame is redrawn)" wait_gone "^less-line-|^:"
 check "the prompt follows the command line" wait_until 5 has_lines "# seq -f 'less-line-%g' 1 200 \| less$" "$PROMPT"
 
 # Resize: the program sees the new size.
