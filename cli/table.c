@@ -1,21 +1,30 @@
 /* Text tables of fleet rows: the shared cells in each verb's columns. */
 #include "cli/table.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/text.h"
 
 static void put_cell(FILE *out, const cli_column *c, bool last, const char *text)
 {
     size_t w = (size_t)(c->width < 0 ? -c->width : c->width);
     char esc[1024];
     cli_field(text[0] ? text : "-", esc, sizeof esc);
-    if (c->cut && strlen(esc) > w)
-        esc[w] = '\0';
-    if (last)
+    /* Widths are columns on the terminal, not bytes: a name in CJK or with accents lines up. */
+    size_t cut;
+    size_t cols = sm_text_cols(esc, c->cut ? w : SIZE_MAX, &cut);
+    esc[cut] = '\0';
+    if (last) {
         cli_printf(out, "%s\n", esc);
+        return;
+    }
+    int pad = cols < w ? (int)(w - cols) : 0;
+    if (c->width < 0)
+        cli_printf(out, "%s%*s  ", esc, pad, "");
     else
-        cli_printf(out, "%*s  ", c->width, esc);
+        cli_printf(out, "%*s%s  ", pad, "", esc);
 }
 
 void cli_table_header(FILE *out, const cli_column *cols, size_t ncols)

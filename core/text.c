@@ -1,9 +1,12 @@
 /* Control-character escaping for text shown on a terminal (see text.h). */
 #include "core/text.h"
 
+#include <locale.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "core/strbuf.h"
 
@@ -132,4 +135,42 @@ char *sm_text_json_safe(const char *json)
         p += n;
     }
     return sm_strbuf_take(&b);
+}
+
+/* wcwidth answers for the thread's locale; the CLI runs in whatever locale it was given (often
+ * C), so widths are asked in C.UTF-8 whatever the process's locale is. */
+static locale_t utf8;
+static void utf8_open(void)
+{
+    utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+static int cp_width(uint32_t cp)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, utf8_open);
+    if (!utf8)
+        return 1;
+    locale_t old = uselocale(utf8);
+    int w = wcwidth((wchar_t)cp);
+    uselocale(old);
+    return w < 0 ? 1 : w;
+}
+
+size_t sm_text_cols(const char *s, size_t max_cols, size_t *bytes)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t cols = 0;
+    while (*p) {
+        uint32_t cp;
+        size_t n = utf8_decode(p, &cp);
+        int w = n ? (cp < 0x7f ? (cp >= 0x20) : cp_width(cp)) : 1;
+        if (cols + (size_t)w > max_cols)
+            break;
+        cols += (size_t)w;
+        p += n ? n : 1;
+    }
+    if (bytes)
+        *bytes = (size_t)(p - (const unsigned char *)s);
+    return cols;
 }

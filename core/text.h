@@ -25,6 +25,10 @@ enum {
 size_t sm_text_escape_into(const char *s, char *dst, size_t len, unsigned flags);
 /* The same into a malloc'd string; caller frees. */
 char *sm_text_escape(const char *s, unsigned flags);
+/* Display width of s in terminal columns (wide characters count 2, combining marks 0, bytes
+ * that are not UTF-8 1), counting only the longest prefix that fits in max_cols; *bytes (if
+ * not NULL) gets that prefix's length, so a field can be cut between characters. */
+size_t sm_text_cols(const char *s, size_t max_cols, size_t *bytes);
 /* JSON text (as cJSON prints it) with DEL and the UTF-8 encoded C1 and bidi controls written
  * as \u escapes: the same JSON value, but safe to show on a terminal. Only valid for JSON text,
  * where such bytes can occur inside strings only. Caller frees. */

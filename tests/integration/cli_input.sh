@@ -242,4 +242,28 @@ expect_no_match "the token appears in no output" "$TOK" "$SEEN"
 expect_no_match "nor the --label password" "$LABELTOK" "$SEEN"
 check "the state directory holds neither" sh -c "! grep -r -e '$TOK' -e '$LABELTOK' '$SANDMAN_STATE_DIR' --exclude=secret.yaml"
 
+# Columns are terminal columns: a run id in CJK (two columns a character) or with a combining
+# accent keeps the next column (IMAGE) where the header has it, and a cut run id never ends in
+# half a character.
+run "$SANDMAN" create -l "nemo-gym.nvidia.com/run=运行-测试-漢字-長い名前"
+W=$OUT
+run "$SANDMAN" create -l $'nemo-gym.nvidia.com/run=cafe\u0301'
+W2=$OUT
+run "$SANDMAN" ls
+COLS=$(printf '%s\n' "$OUT" | python3 -c '
+import sys, unicodedata
+def col(line, word):
+    i = line.find(word)
+    if i < 0: return -1
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line[:i])
+lines = sys.stdin.read().splitlines()
+head = lines[0]
+rows = [l for l in lines[1:] if l.startswith(sys.argv[1][:12]) or l.startswith(sys.argv[2][:12])]
+print(col(head, "IMAGE"), *[col(r, " host") + 1 for r in rows])
+' "$W" "$W2")
+expect_match "the IMAGE column lines up under its header on rows with wide and combining run ids" \
+    '^([0-9]+) \1 \1$' "$COLS"
+check "the cut run id is valid UTF-8" sh -c "printf '%s' \"\$1\" | iconv -f UTF-8 -t UTF-8 >/dev/null" _ "$OUT"
+"$SANDMAN" rm "$W" "$W2" >/dev/null
+
 finish

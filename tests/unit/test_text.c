@@ -94,6 +94,27 @@ static void test_predicate(void **state)
     assert_false(sm_text_is_control(0x2713));
 }
 
+/* Table columns are terminal columns: CJK counts 2, a combining accent 0, and a cut never
+ * splits a character or leaves half of a wide one. */
+static void test_columns(void **state)
+{
+    (void)state;
+    size_t bytes;
+    assert_int_equal(sm_text_cols("abc", 10, &bytes), 3);
+    assert_int_equal(bytes, 3);
+    assert_int_equal(sm_text_cols("\xe4\xb8\xad\xe6\x96\x87", 10, &bytes), 4); /* 中文 */
+    assert_int_equal(bytes, 6);
+    assert_int_equal(sm_text_cols("\xe4\xb8\xad\xe6\x96\x87", 3, &bytes), 2);
+    assert_int_equal(bytes, 3);
+    assert_int_equal(sm_text_cols("e\xcc\x81x", 10, &bytes), 2); /* e + U+0301, x */
+    assert_int_equal(bytes, 4);
+    assert_int_equal(sm_text_cols("\xff\xfe"
+                                  "ab",
+                                  3, &bytes),
+                     3);
+    assert_int_equal(bytes, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -101,6 +122,7 @@ int main(void)
         cmocka_unit_test(test_truncates_between_characters),
         cmocka_unit_test(test_json_stays_the_same_value),
         cmocka_unit_test(test_predicate),
+        cmocka_unit_test(test_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
