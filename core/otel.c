@@ -74,6 +74,8 @@ typedef struct signal_out {
 } signal_out;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t send_mu = PTHREAD_MUTEX_INITIALIZER; /* see export_held */
+static void export_held(void);
 static struct {
     bool inited, on;
     pid_t owner; /* the process that configured it (forked children never export) */
@@ -385,8 +387,6 @@ static uint64_t fnv(const char *s, uint64_t h)
     return h;
 }
 
-static void export_locked(void);
-
 void sm_otel_span_end(sm_otel_span *sp, const char *sandbox_id, bool ok, const char *error)
 {
     if (!sp->on)
@@ -437,9 +437,14 @@ void sm_otel_span_end(sm_otel_span *sp, const char *sandbox_id, bool ok, const c
         cJSON_Delete(s);
         g.dropped++;
     }
-    if (cJSON_GetArraySize(g.spans) >= FLUSH_SPANS || sm_now_mono() - g.last_flush > FLUSH_EVERY_S)
-        export_locked();
+    bool flush =
+        cJSON_GetArraySize(g.spans) >= FLUSH_SPANS || sm_now_mono() - g.last_flush > FLUSH_EVERY_S;
     pthread_mutex_unlock(&mu);
+    /* an export already under way takes these spans, or the next one does */
+    if (flush && pthread_mutex_trylock(&send_mu) == 0) {
+        export_held();
+        pthread_mutex_unlock(&send_mu);
+    }
 }
 
 /* ---- metrics ---------------------------------------------------------------------------- */
@@ -675,50 +680,62 @@ static void send(signal_out *o, const char *text)
     sm_http_resp_free(&resp);
 }
 
-/* With mu held. Spans go in a new file per export; the metrics file of the process is
- * replaced (the values are cumulative: the last export holds them all). */
-static void export_locked(void)
+/* Spans go in a new file per export; the metrics file of the process is replaced (the values
+ * are cumulative: the last export holds them all). The documents are built under mu and sent
+ * after it is released, so a slow collector never holds up a thread that records a span or a
+ * metric; send_mu keeps exports in order (a later metrics file is never replaced by an
+ * earlier one) and owns the HTTP clients and the warning. With send_mu held. */
+static void export_held(void)
 {
-    if (getpid() != g.owner) /* a forked child (a supervisor) never exports the parent's */
+    char *traces = NULL, *metrics = NULL;
+    char tname[96], mname[96];
+    pthread_mutex_lock(&mu);
+    if (getpid() != g.owner) { /* a forked child (a supervisor) never exports the parent's */
+        pthread_mutex_unlock(&mu);
         return;
+    }
     g.last_flush = sm_now_mono();
-    char name[96];
     if (cJSON_GetArraySize(g.spans)) {
         cJSON *doc = traces_doc();
-        char *text = cJSON_PrintUnformatted(doc);
-        snprintf(name, sizeof name, "otel_traces-%s-%d", g.base, g.seq++);
-        if (g.traces.file)
-            write_file("traces", name, text);
-        send(&g.traces, text);
-        free(text);
+        traces = cJSON_PrintUnformatted(doc);
         cJSON_Delete(doc);
+        snprintf(tname, sizeof tname, "otel_traces-%s-%d", g.base, g.seq++);
     }
     cJSON *doc = metrics_doc();
     if (doc) {
-        char *text = cJSON_PrintUnformatted(doc);
-        snprintf(name, sizeof name, "otel_metrics-%s", g.base);
-        if (g.metrics.file)
-            write_file("metrics", name, text);
-        send(&g.metrics, text);
-        free(text);
+        metrics = cJSON_PrintUnformatted(doc);
         cJSON_Delete(doc);
+        snprintf(mname, sizeof mname, "otel_metrics-%s", g.base);
     }
+    pthread_mutex_unlock(&mu);
+    if (traces) {
+        if (g.traces.file)
+            write_file("traces", tname, traces);
+        send(&g.traces, traces);
+    }
+    if (metrics) {
+        if (g.metrics.file)
+            write_file("metrics", mname, metrics);
+        send(&g.metrics, metrics);
+    }
+    free(traces);
+    free(metrics);
 }
 
 void sm_otel_flush(void)
 {
     if (!sm_otel_enabled())
         return;
-    pthread_mutex_lock(&mu);
-    export_locked();
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_lock(&send_mu);
+    export_held();
+    pthread_mutex_unlock(&send_mu);
 }
 
 static void at_exit(void)
 {
-    pthread_mutex_lock(&mu);
+    pthread_mutex_lock(&send_mu);
     if (g.on && getpid() == g.owner) {
-        export_locked();
+        export_held();
         if (g.dropped)
             fprintf(stderr, "sandman: OpenTelemetry: %lld spans dropped (export too slow)\n",
                     g.dropped);
@@ -728,7 +745,7 @@ static void at_exit(void)
             free(w);
         }
     }
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&send_mu);
 }
 
 static void free_signal(signal_out *o)
@@ -743,6 +760,7 @@ static void free_signal(signal_out *o)
 
 void sm_otel_reset(void)
 {
+    pthread_mutex_lock(&send_mu);
     pthread_mutex_lock(&mu);
     free(g.dir);
     free(g.run_id);
@@ -754,4 +772,5 @@ void sm_otel_reset(void)
     cJSON_Delete(g.spans);
     memset(&g, 0, sizeof g);
     pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&send_mu);
 }
