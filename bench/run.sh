@@ -2,11 +2,12 @@
 # Runs the benchmarks of bench/ from a build directory ($1, default build) in a fresh state
 # directory, prints each figure beside its same-run baseline, and exits non-zero when a target is
 # missed: local_bench (the local provider beside raw bwrap/unshare spawns), then ui_bench (the
-# dashboard's sampling, frame and live CPU beside htop's own). Both always run; the exit status
-# is the worse of the two (1 = a target missed, 2 = an error). Further arguments go to
+# dashboard's sampling, frame and live CPU beside htop's own), docker_bench, cli_bench (a
+# headless verb's start) and term_bench. All always run; the exit status
+# is the worst of them (1 = a target missed, 2 = an error). Further arguments go to
 # local_bench (e.g. -n 200); $UI_BENCH_ARGS to ui_bench (e.g. "-n 200 -w 10"). Every sandbox is
 # removed after each benchmark, also on failure or interrupt; the figures are also written to
-# $BUILD/bench/local_bench.json and $BUILD/bench/ui_bench.json.
+# $BUILD/bench/<name>.json.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -110,6 +111,14 @@ else
 fi
 rc3=$(verdict docker_bench "$rc3")
 
+# cli_bench: a headless verb's start (a new process per call) beside `true`, `git --version` and
+# a bwrap spawn. $CLI_BENCH_ARGS go to it (e.g. "-n 500").
+echo
+rc5=0
+# shellcheck disable=SC2086 # word splitting of the optional arguments is intended
+python3 bench/cli_bench.py "$BUILD" --json "$BUILD/bench/cli_bench.json" ${CLI_BENCH_ARGS:-} || rc5=$?
+rc5=$(verdict cli_bench "$rc5")
+
 # term_bench: the embedded terminal's throughput (cat of a 50 MB stream) and keypress-to-echo
 # latency beside tmux, through the real dashboard in tmux (its own sandbox, tmux servers and
 # state). $TERM_BENCH_ARGS go to it (e.g. "-s 10 -n 1 -k 20"); SANDMAN_SKIP_TERM=1 skips it.
@@ -127,5 +136,6 @@ rc=$rc1
 [ "$rc2" -le "$rc" ] || rc=$rc2
 [ "$rc3" -le "$rc" ] || rc=$rc3
 [ "$rc4" -le "$rc" ] || rc=$rc4
+[ "$rc5" -le "$rc" ] || rc=$rc5
 [ "$rc" -eq 0 ] && echo "bench: every target met"
 exit "$rc"

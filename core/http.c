@@ -3,6 +3,7 @@
  * upgraded connections driven with CURLOPT_CONNECT_ONLY + curl_easy_send/recv so that TLS
  * targets work the same way as unix sockets. It must not know any provider's API. */
 #include "core/http.h"
+#include "core/curl_lazy.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -94,6 +95,9 @@ static int parse_tcp_url(sm_http *c, const char *url, sm_error *err)
 int sm_http_new(const sm_http_opts *o, sm_http **out, sm_error *err)
 {
     *out = NULL;
+    const char *why;
+    if (!sm_curl_load(&why))
+        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PROVIDER_UNREACHABLE, "%s", why);
     pthread_once(&curl_once, curl_init_once);
     if (!o || !o->url || !*o->url)
         return sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST, "empty URL");

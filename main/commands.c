@@ -1,6 +1,6 @@
 /* The one command table: every verb of the CLI, also the dashboard's `:` palette, in the order
  * `sandman --help` lists them. The program owns it (as git keeps its table in git.c); the
- * verbs live in cli/ and main/tui.c. */
+ * verbs live in cli/ and main/tui_verb.c. */
 #include "main/commands.h"
 
 extern const sm_cmd sm_cmd_providers, sm_cmd_create, sm_cmd_ls, sm_cmd_exec, sm_cmd_cp,

@@ -8,8 +8,11 @@
 #include "main/commands.h"
 #include "providers/builtin.h"
 
+char **sm_main_argv;
+
 int main(int argc, char **argv)
 {
+    sm_main_argv = argv;
     signal(SIGPIPE, SIG_IGN);
     sm_builtin_register_all();
     cli_set_commands(sm_command_table);
