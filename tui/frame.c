@@ -170,7 +170,7 @@ static void draw_footer(tui_app *app)
     /* a terminal hints at the Ctrl-b commands, the dashboard at its own keys */
     bool term = app->focus >= 0;
     size_t n = term ? tui_keys_footer(&tui_keys_prefix, true, b, 32)
-                    : tui_keys_footer(&tui_keys_dashboard, false, b, 32);
+                    : tui_keys_footer_in(&tui_keys_dashboard, 1u << app->view, b, 32);
     if (!n)
         return;
     char keys[32][32];
@@ -273,6 +273,7 @@ void tui_frame_render(tui_app *app)
         case VIEW_LIST: tui_list_draw(app, dash.y, dash.h); break;
         case VIEW_DETAIL: tui_detail_draw(app, dash.y, dash.h); break;
         case VIEW_EVENTS: tui_events_draw(app, dash.y, dash.h); break;
+        case VIEW_LOGS: tui_logs_draw(app, dash.y, dash.h); break;
         }
         app->cols = cols;
     }

@@ -258,3 +258,20 @@ void tui_events_open(tui_app *app)
     }
     tui_status(app, true, "sandbox %s is gone", id ? id : "?");
 }
+
+void tui_events_logs(tui_app *app)
+{
+    static const cJSON *ev[TUI_MAX_EVENTS];
+    size_t n = hold(app, ev, TUI_MAX_EVENTS);
+    if (app->ev_selected >= n)
+        return;
+    const cJSON *e = ev[app->ev_selected];
+    const char *id = sm_json_str(e, "sandbox_id"), *prov = sm_json_str(e, "provider");
+    if (!id)
+        return;
+    if (!prov)
+        prov = app->provider ? sm_provider_name(app->provider) : "local";
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(e, "output");
+    int exec = cJSON_IsNumber(out) && out->valuedouble >= 1 ? (int)out->valuedouble : 0;
+    tui_logs_open(app, prov, id, exec);
+}
