@@ -129,8 +129,8 @@ static void draw_header(tui_app *app)
     if (m->filter[0])
         r += (size_t)snprintf(right + r, sizeof right - r, "filter: %s  ", m->filter);
     if (app->view == VIEW_LIST)
-        snprintf(right + r, sizeof right - r, "sort: %s%s ", tui_sort_name(m->sort),
-                 m->sort_reverse ? " (reversed)" : "");
+        snprintf(right + r, sizeof right - r, "%ssort: %s%s ", m->group_run ? "by run  " : "",
+                 tui_sort_name(m->sort), m->sort_reverse ? " (reversed)" : "");
     if (x + 2 < app->cols)
         tui_put_right(1, x + 2, app->cols - x - 2, right,
                       tui_attr(m->error[0] ? TH_FAILURE : TH_DIM));

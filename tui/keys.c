@@ -116,6 +116,11 @@ static void act_sort_reverse(tui_app *app, int key)
     tui_list_sort(app, true);
 }
 
+static void act_group(tui_app *app, int key)
+{
+    tui_list_group(app);
+}
+
 static void act_mark(tui_app *app, int key)
 {
     tui_list_mark(app);
@@ -291,7 +296,7 @@ static const tui_binding dashboard_rows[] = {
      2,
      0,
      "/",
-     "filter: id, label k=v, status or failure kind",
+     "filter: id, k=v, run=ID, user=U, status, failure kind",
      NULL},
     {{'s'},
      TUI_IN_LIST,
@@ -300,10 +305,12 @@ static const tui_binding dashboard_rows[] = {
      "sort",
      3,
      0,
-     "s  S",
-     "sort by the next column / reverse; events: pause",
+     "s  S  R",
+     "sort / reverse / group by run; in events s pauses",
      NULL},
     {{'S'}, TUI_IN_LIST, act_sort_reverse, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{'R'}, TUI_IN_LIST, act_group, NULL, NULL, 0, 0, NULL, NULL, NULL}, /* on the sort row's line
+                                                                          */
     /* k9s's key for stopping a live feed; the events view sorts by time only */
     {{'s'},
      TUI_IN_EVENTS,

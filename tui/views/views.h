@@ -25,6 +25,8 @@ void tui_list_sort(tui_app *app, bool reverse);
 void tui_list_mark(tui_app *app);
 /* Marks every visible row, or clears the marks when all are marked. */
 void tui_list_mark_all(tui_app *app);
+/* R: rows grouped by run under a header with its counts / one list again. */
+void tui_list_group(tui_app *app);
 
 /* ---- detail.c ---- */
 void tui_detail_draw(tui_app *app, int top, int height);
