@@ -71,19 +71,19 @@ static bool contains(const char *hay, const char *needle)
     return hay && strcasestr(hay, needle) != NULL;
 }
 
-/* run=ID, user=NAME, team=..., workload=...: that attribution label, exactly (as ls --run and
- * --user select); 1 match, 0 no match, -1 not such a word. */
+/* run=ID and user=NAME: that attribution label (or a plain label of that name) exactly, as ls
+ * --run and --user select; 1 match, 0 no match, -1 not such a word. */
 static int attribution_word(const sm_sandbox_info *i, const char *w)
 {
-    static const char *const fields[] = {"run", "user", "team", "workload"};
+    static const char *const fields[] = {"run", "user"};
     const char *eq = strchr(w, '=');
     for (size_t k = 0; eq && k < SM_ARRAY_LEN(fields); k++) {
         if (strlen(fields[k]) != (size_t)(eq - w) || strncmp(w, fields[k], (size_t)(eq - w)))
             continue;
         char key[64];
         snprintf(key, sizeof key, "%s%s", SM_ATTRIBUTION_PREFIX, fields[k]);
-        const char *v = sm_map_get(&i->labels, key);
-        return v && !strcmp(v, eq + 1);
+        const char *v = sm_map_get(&i->labels, key), *plain = sm_map_get(&i->labels, fields[k]);
+        return (v && !strcmp(v, eq + 1)) || (plain && !strcmp(plain, eq + 1));
     }
     return -1;
 }
