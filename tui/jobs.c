@@ -41,6 +41,7 @@ static void refresh_done(uv_work_t *req, int status)
         app->refreshing = false;
         /* a failed refresh keeps the rows of the last good one, marked stale (list.c) */
         tui_model_apply(&app->model, j->snap, NULL);
+        app->ev_gen++;
         if (app->refresh_again) {
             app->refresh_again = false;
             tui_jobs_refresh(app);
@@ -73,6 +74,7 @@ static void journal_done(uv_work_t *req, int status)
     app->journal_reading = false;
     if (j->events) {
         tui_model_apply(&app->model, NULL, j->events);
+        app->ev_gen++;
         tui_dirty(app);
     }
     free(j);

@@ -133,6 +133,8 @@ void tui_palette_context(tui_app *app, const char *name)
     free(app->context);
     app->context = xstrdup(name);
     tui_model_set_provider(&app->model, sm_provider_name(p));
+    app->ev_gen++;
+    app->ev_cache_feed = NULL; /* every event is another one now */
     tui_status(app, false, "context %s (%s)", name, sm_provider_name(p));
     tui_jobs_refresh(app);
 }

@@ -123,6 +123,14 @@ typedef struct tui_app {
     size_t ev_selected, ev_scroll;
     char ev_key[320]; /* the selected event, held there while new events arrive */
     cJSON *ev_paused; /* the feed as it was when paused (s); NULL while live */
+    /* the events view's text, formatted once per event as events arrive (views/events.c):
+     * ev_gen moves whenever the feed may have changed (a journal read, :ctx, s) */
+    unsigned ev_gen, ev_cache_gen, ev_vis_gen;
+    const cJSON *ev_cache_feed;
+    struct tui_evline *ev_lines;
+    size_t ev_nlines;
+    size_t *ev_vis, ev_nvis; /* the lines the filter lets through (indexes into ev_lines) */
+    char ev_vis_filter[128];
     tui_logs logs;
     int rows, cols;
     /* embedded terminals (tui/panes/) */
