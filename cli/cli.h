@@ -77,6 +77,9 @@ typedef struct sm_cmd {
     int (*check)(sm_cli *cli, cli_call *c); /* after parsing, before the provider; may be NULL */
     int (*run)(sm_cli *cli, cli_call *c);
     void (*done)(void *args); /* frees what opt stored; may be NULL */
+    /* the option id with which the verb streams until it is stopped (events -f, logs -f); 0:
+     * it always ends. Front ends that run verbs on a worker (the palette) refuse those. */
+    int stream_opt;
 } sm_cmd;
 
 /* The program's table of verbs (NULL-terminated, static storage), for lookup and usage. */
@@ -85,6 +88,9 @@ const sm_cmd *cli_find_command(const char *name);
 /* Parses argv (argv[0] is the verb) by cmd's declaration, then runs it. Options go anywhere
  * before "--" (or before the first trailing word). */
 int cli_run_command(sm_cli *cli, const sm_cmd *cmd, int argc, char **argv);
+/* Would argv (argv[0] is the verb) stream until stopped: does it give cmd's stream_opt, as an
+ * option (before "--"; -f alone or among grouped flags, --follow)? Parses nothing else. */
+bool cli_command_streams(const sm_cmd *cmd, int argc, char **argv);
 void cli_print_usage(FILE *f);
 /* Options given before the verb (sandman -c FILE -p NAME -o json VERB ...). Returns the index
  * of the verb in argv, or -1 after a usage error (reported). */

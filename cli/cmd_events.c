@@ -407,4 +407,5 @@ const sm_cmd sm_cmd_events = {
     .check = events_check,
     .run = cmd_events,
     .done = events_done,
+    .stream_opt = V_FOLLOW,
 };

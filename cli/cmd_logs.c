@@ -274,4 +274,5 @@ const sm_cmd sm_cmd_logs = {
     .args_size = sizeof(logs_args),
     .opt = logs_opt,
     .run = cmd_logs,
+    .stream_opt = G_FOLLOW,
 };

@@ -275,6 +275,42 @@ static int parse(sm_cli *cli, const sm_cmd *cmd, int argc, char **argv, cli_call
     return 0;
 }
 
+bool cli_command_streams(const sm_cmd *cmd, int argc, char **argv)
+{
+    if (!cmd || !cmd->stream_opt)
+        return false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--"))
+            return false;
+        if (a[0] != '-' || !a[1])
+            continue;
+        const cli_opt *o;
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2), a + 2);
+            o = match(cmd, name, 0);
+            if (o && o->id == cmd->stream_opt)
+                return true;
+            if (o && o->metavar && !eq)
+                i++; /* its value */
+            continue;
+        }
+        for (const char *c = a + 1; *c; c++) { /* -f, -af, -l K=V */
+            o = match(cmd, NULL, *c);
+            if (o && o->id == cmd->stream_opt)
+                return true;
+            if (!o || o->metavar) {
+                if (o && !c[1])
+                    i++; /* its value is the next word */
+                break;
+            }
+        }
+    }
+    return false;
+}
+
 /* ---- the runner ---------------------------------------------------------------------------- */
 
 int cli_run_command(sm_cli *cli, const sm_cmd *cmd, int argc, char **argv)

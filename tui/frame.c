@@ -129,8 +129,8 @@ static void draw_header(tui_app *app)
     if (m->filter[0])
         r += (size_t)snprintf(right + r, sizeof right - r, "filter: %s  ", m->filter);
     if (app->view == VIEW_LIST)
-        snprintf(right + r, sizeof right - r, "sort: %s%s ", tui_sort_name(m->sort),
-                 m->sort_reverse ? " (reversed)" : "");
+        snprintf(right + r, sizeof right - r, "%ssort: %s%s ", m->group_run ? "by run  " : "",
+                 tui_sort_name(m->sort), m->sort_reverse ? " (reversed)" : "");
     if (x + 2 < app->cols)
         tui_put_right(1, x + 2, app->cols - x - 2, right,
                       tui_attr(m->error[0] ? TH_FAILURE : TH_DIM));
@@ -170,7 +170,7 @@ static void draw_footer(tui_app *app)
     /* a terminal hints at the Ctrl-b commands, the dashboard at its own keys */
     bool term = app->focus >= 0;
     size_t n = term ? tui_keys_footer(&tui_keys_prefix, true, b, 32)
-                    : tui_keys_footer(&tui_keys_dashboard, false, b, 32);
+                    : tui_keys_footer_in(&tui_keys_dashboard, 1u << app->view, b, 32);
     if (!n)
         return;
     char keys[32][32];
@@ -273,6 +273,7 @@ void tui_frame_render(tui_app *app)
         case VIEW_LIST: tui_list_draw(app, dash.y, dash.h); break;
         case VIEW_DETAIL: tui_detail_draw(app, dash.y, dash.h); break;
         case VIEW_EVENTS: tui_events_draw(app, dash.y, dash.h); break;
+        case VIEW_LOGS: tui_logs_draw(app, dash.y, dash.h); break;
         }
         app->cols = cols;
     }

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "core/util.h"
+#include "tui/views/views.h"
 
 /* ---- refresh: list + sample on the work queue; the journal as a job of its own ---------- */
 
@@ -40,6 +41,7 @@ static void refresh_done(uv_work_t *req, int status)
         app->refreshing = false;
         /* a failed refresh keeps the rows of the last good one, marked stale (list.c) */
         tui_model_apply(&app->model, j->snap, NULL);
+        app->ev_gen++;
         if (app->refresh_again) {
             app->refresh_again = false;
             tui_jobs_refresh(app);
@@ -72,6 +74,7 @@ static void journal_done(uv_work_t *req, int status)
     app->journal_reading = false;
     if (j->events) {
         tui_model_apply(&app->model, NULL, j->events);
+        app->ev_gen++;
         tui_dirty(app);
     }
     free(j);
@@ -106,6 +109,8 @@ static void start_journal(tui_app *app)
 void tui_jobs_refresh(tui_app *app)
 {
     start_journal(app);
+    if (app->view == VIEW_LOGS && app->focus < 0)
+        tui_jobs_logs(app);
     if (app->refreshing) {
         app->refresh_again = true;
         return;
@@ -121,6 +126,64 @@ void tui_jobs_refresh(tui_app *app)
     app->reads++;
     app->refresh_started = sm_now_mono();
     uv_queue_work(app->loop, &j->req, refresh_work, refresh_done);
+}
+
+/* ---- the logs view's reads: local files, like the journal -------------------------------- */
+
+typedef struct logs_job {
+    uv_work_t req;
+    tui_app *app;
+    unsigned gen;
+    char provider[32], id[72];
+    tui_logcursor cur;
+    tui_logbuf add;
+} logs_job;
+
+static void logs_work(uv_work_t *req)
+{
+    logs_job *j = req->data;
+    tui_logbuf_read(j->provider, j->id, &j->cur, &j->add);
+}
+
+static void logs_done(uv_work_t *req, int status)
+{
+    logs_job *j = req->data;
+    tui_app *app = j->app;
+    tui_logs *l = &app->logs;
+    l->reading = false;
+    if (j->gen == l->gen) { /* still the sandbox the view shows */
+        tui_logbuf_append(&l->buf, &j->add);
+        l->cur = j->cur;
+        l->loaded = true;
+        tui_logs_arrived(app);
+        tui_dirty(app);
+    }
+    tui_logbuf_free(&j->add);
+    free(j);
+    if (l->again) {
+        l->again = false;
+        tui_jobs_logs(app);
+    }
+}
+
+void tui_jobs_logs(tui_app *app)
+{
+    tui_logs *l = &app->logs;
+    if (l->reading) {
+        l->again = true;
+        return;
+    }
+    if (app->quit || !l->id[0])
+        return;
+    logs_job *j = xcalloc(1, sizeof *j);
+    j->app = app;
+    j->gen = l->gen;
+    snprintf(j->provider, sizeof j->provider, "%s", l->provider);
+    snprintf(j->id, sizeof j->id, "%s", l->id);
+    j->cur = l->cur;
+    j->req.data = j;
+    l->reading = true;
+    uv_queue_work(app->loop, &j->req, logs_work, logs_done);
 }
 
 /* ---- action jobs: CLI commands on the work queue ------------------------------------ */

@@ -13,4 +13,8 @@ void tui_jobs_refresh(tui_app *app);
  * status line (one line) or the output popup. */
 void tui_jobs_command(tui_app *app, int argc, char **argv, const char *title);
 
+/* Reads what the logs view's sandbox kept since the last read (all of it after an open) and
+ * appends it to the view; one asked for while one runs follows it. */
+void tui_jobs_logs(tui_app *app);
+
 #endif

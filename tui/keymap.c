@@ -24,13 +24,16 @@ bool tui_keys_run(const tui_keymap *m, tui_app *app, int key)
     return false;
 }
 
-size_t tui_keys_footer(const tui_keymap *m, bool term, const tui_binding **out, size_t max)
+static size_t footer(const tui_keymap *m, bool term, unsigned view_bit, const tui_binding **out,
+                     size_t max)
 {
     size_t n = 0;
     for (int place = 1; n < max; place++) {
         bool any = false;
         for (size_t i = 0; i < m->n && n < max; i++) {
             int at = term ? m->rows[i].term_foot : m->rows[i].foot;
+            if (view_bit && m->rows[i].views && !(m->rows[i].views & view_bit))
+                continue;
             any |= at >= place;
             if (at == place)
                 out[n++] = &m->rows[i];
@@ -39,6 +42,17 @@ size_t tui_keys_footer(const tui_keymap *m, bool term, const tui_binding **out, 
             break;
     }
     return n;
+}
+
+size_t tui_keys_footer(const tui_keymap *m, bool term, const tui_binding **out, size_t max)
+{
+    return footer(m, term, 0, out, max);
+}
+
+size_t tui_keys_footer_in(const tui_keymap *m, unsigned view_bit, const tui_binding **out,
+                          size_t max)
+{
+    return footer(m, false, view_bit, out, max);
 }
 
 void tui_keys_hints(const tui_keymap *m, char *buf, size_t len)

@@ -18,6 +18,7 @@
 #define TUI_IN_LIST   (1u << VIEW_LIST)
 #define TUI_IN_DETAIL (1u << VIEW_DETAIL)
 #define TUI_IN_EVENTS (1u << VIEW_EVENTS)
+#define TUI_IN_LOGS   (1u << VIEW_LOGS)
 
 typedef struct tui_keymap tui_keymap;
 
@@ -57,6 +58,10 @@ bool tui_keys_run(const tui_keymap *m, tui_app *app, int key);
 /* The rows with a place in the hints (term false: foot, true: term_foot), in that order;
  * returns how many (at most max). */
 size_t tui_keys_footer(const tui_keymap *m, bool term, const tui_binding **out, size_t max);
+
+/* The same for the hints of one view (rows whose views include view_bit, or every view). */
+size_t tui_keys_footer_in(const tui_keymap *m, unsigned view_bit, const tui_binding **out,
+                          size_t max);
 
 /* The mode's hints as one line ("j/k choose   Enter attach ..."); a key named without a word
  * is followed by one space. */

@@ -14,6 +14,10 @@
 
 static void act_down(tui_app *app, int key)
 {
+    if (app->view == VIEW_LOGS) {
+        tui_logs_scroll(app, 1);
+        return;
+    }
     if (app->view == VIEW_EVENTS)
         tui_events_move(app, 1);
     else
@@ -22,6 +26,10 @@ static void act_down(tui_app *app, int key)
 
 static void act_up(tui_app *app, int key)
 {
+    if (app->view == VIEW_LOGS) {
+        tui_logs_scroll(app, -1);
+        return;
+    }
     if (app->view == VIEW_EVENTS)
         tui_events_move(app, -1);
     else
@@ -30,6 +38,10 @@ static void act_up(tui_app *app, int key)
 
 static void act_page_down(tui_app *app, int key)
 {
+    if (app->view == VIEW_LOGS) {
+        tui_logs_scroll(app, app->rows > 6 ? app->rows - 5 : 1);
+        return;
+    }
     if (app->view == VIEW_EVENTS)
         tui_events_page(app, 1);
     else
@@ -38,6 +50,10 @@ static void act_page_down(tui_app *app, int key)
 
 static void act_page_up(tui_app *app, int key)
 {
+    if (app->view == VIEW_LOGS) {
+        tui_logs_scroll(app, -(app->rows > 6 ? app->rows - 5 : 1));
+        return;
+    }
     if (app->view == VIEW_EVENTS)
         tui_events_page(app, -1);
     else
@@ -46,6 +62,10 @@ static void act_page_up(tui_app *app, int key)
 
 static void act_top(tui_app *app, int key)
 {
+    if (app->view == VIEW_LOGS) {
+        tui_logs_jump(app, false);
+        return;
+    }
     if (app->view == VIEW_EVENTS)
         tui_events_top(app);
     else
@@ -54,7 +74,10 @@ static void act_top(tui_app *app, int key)
 
 static void act_bottom(tui_app *app, int key)
 {
-    tui_list_jump(app, true);
+    if (app->view == VIEW_LOGS)
+        tui_logs_jump(app, true);
+    else
+        tui_list_jump(app, true);
 }
 
 static void act_open(tui_app *app, int key)
@@ -68,7 +91,9 @@ static void act_open(tui_app *app, int key)
 /* Back to the list; on the list (or the events), Esc first clears the filter. */
 static void act_back(tui_app *app, int key)
 {
-    if (app->view != VIEW_DETAIL && app->model.filter[0]) {
+    if (app->view == VIEW_LOGS)
+        tui_logs_close(app);
+    else if (app->view != VIEW_DETAIL && app->model.filter[0]) {
         app->model.filter[0] = '\0';
         tui_model_rebuild(&app->model);
     } else {
@@ -89,6 +114,11 @@ static void act_sort(tui_app *app, int key)
 static void act_sort_reverse(tui_app *app, int key)
 {
     tui_list_sort(app, true);
+}
+
+static void act_group(tui_app *app, int key)
+{
+    tui_list_group(app);
 }
 
 static void act_mark(tui_app *app, int key)
@@ -120,6 +150,42 @@ static void act_events(tui_app *app, int key)
 static void act_events_pause(tui_app *app, int key)
 {
     tui_events_pause(app);
+}
+
+/* l: the selected sandbox's kept output; on an exec event, that command's; in the logs, back. */
+static void act_logs(tui_app *app, int key)
+{
+    if (app->view == VIEW_LOGS) {
+        tui_logs_close(app);
+        return;
+    }
+    if (app->view == VIEW_EVENTS) {
+        tui_events_logs(app);
+        return;
+    }
+    tui_row *r = tui_model_selected(&app->model);
+    if (r)
+        tui_logs_open(app, r->info->provider, r->info->id, 0);
+}
+
+static void act_logs_follow(tui_app *app, int key)
+{
+    tui_logs_toggle_follow(app);
+}
+
+static void act_logs_wrap(tui_app *app, int key)
+{
+    tui_logs_toggle_wrap(app);
+}
+
+static void act_logs_search(tui_app *app, int key)
+{
+    tui_prompt_open(app, OV_SEARCH);
+}
+
+static void act_logs_next(tui_app *app, int key)
+{
+    tui_logs_next(app, key == 'N' ? -1 : 1);
 }
 
 static void act_list(tui_app *app, int key)
@@ -185,19 +251,21 @@ void tui_keys_answer_quit(tui_app *app, wint_t ch, bool is_key)
     tui_dirty(app);
 }
 
-#define LE (TUI_IN_LIST | TUI_IN_EVENTS)
-#define LD (TUI_IN_LIST | TUI_IN_DETAIL)
+#define LE   (TUI_IN_LIST | TUI_IN_EVENTS)
+#define LD   (TUI_IN_LIST | TUI_IN_DETAIL)
+#define LEG  (TUI_IN_LIST | TUI_IN_EVENTS | TUI_IN_LOGS)
+#define NOTL (TUI_IN_LIST | TUI_IN_DETAIL | TUI_IN_EVENTS)
 
 /* In the order of the help overlay. */
 static const tui_binding dashboard_rows[] = {
     {{'?'}, 0, act_help, "?", "help", 1, 0, NULL, NULL, NULL},
     {{'j', KEY_DOWN}, 0, act_down, NULL, NULL, 0, 0, "j k ↑ ↓", "move", NULL},
     {{'k', KEY_UP}, 0, act_up, NULL, NULL, 0, 0, NULL, NULL, NULL},
-    {{KEY_NPAGE}, LE, act_page_down, NULL, NULL, 0, 0, "PgUp PgDn g G", "page, top, bottom", NULL},
+    {{KEY_NPAGE}, LEG, act_page_down, NULL, NULL, 0, 0, "PgUp PgDn g G", "page, top, bottom", NULL},
     {{6 /* Ctrl-F */}, TUI_IN_LIST, act_page_down, NULL, NULL, 0, 0, NULL, NULL, NULL},
-    {{KEY_PPAGE}, LE, act_page_up, NULL, NULL, 0, 0, NULL, NULL, NULL},
-    {{'g', KEY_HOME}, LE, act_top, NULL, NULL, 0, 0, NULL, NULL, NULL},
-    {{'G', KEY_END}, TUI_IN_LIST, act_bottom, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{KEY_PPAGE}, LEG, act_page_up, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{'g', KEY_HOME}, LEG, act_top, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{'G', KEY_END}, TUI_IN_LIST | TUI_IN_LOGS, act_bottom, NULL, NULL, 0, 0, NULL, NULL, NULL},
     {{'\r', '\n', KEY_ENTER},
      LE,
      act_open,
@@ -205,20 +273,30 @@ static const tui_binding dashboard_rows[] = {
      NULL,
      0,
      0,
-     "Enter",
-     "details of the sandbox",
+     "Enter  l",
+     "details / logs: f follow, w wrap, / n N search",
      NULL},
     {{27}, 0, act_back, NULL, NULL, 0, 0, "Esc", "back / clear the filter", NULL},
-    {{'h', KEY_LEFT, KEY_BACKSPACE}, TUI_IN_DETAIL, act_back, NULL, NULL, 0, 0, NULL, NULL, NULL},
-    {{'/'},
+    {{'h', KEY_LEFT, KEY_BACKSPACE},
+     TUI_IN_DETAIL | TUI_IN_LOGS,
+     act_back,
+     NULL,
+     NULL,
      0,
+     0,
+     NULL,
+     NULL,
+     NULL},
+    {{'/'}, TUI_IN_LOGS, act_logs_search, "/", "search", 2, 0, NULL, NULL, NULL},
+    {{'/'},
+     NOTL,
      act_filter,
      "/",
      "filter",
      2,
      0,
      "/",
-     "filter: id, label k=v, status or failure kind",
+     "filter: id, k=v, run=ID, user=U, status, failure kind",
      NULL},
     {{'s'},
      TUI_IN_LIST,
@@ -227,10 +305,12 @@ static const tui_binding dashboard_rows[] = {
      "sort",
      3,
      0,
-     "s  S",
-     "sort by the next column / reverse; events: pause",
+     "s  S  R",
+     "sort / reverse / group by run; in events s pauses",
      NULL},
     {{'S'}, TUI_IN_LIST, act_sort_reverse, NULL, NULL, 0, 0, NULL, NULL, NULL},
+    {{'R'}, TUI_IN_LIST, act_group, NULL, NULL, 0, 0, NULL, NULL, NULL}, /* on the sort row's line
+                                                                          */
     /* k9s's key for stopping a live feed; the events view sorts by time only */
     {{'s'},
      TUI_IN_EVENTS,
@@ -255,7 +335,11 @@ static const tui_binding dashboard_rows[] = {
      "delete marked (or the selected) sandboxes",
      NULL},
     {{KEY_DC}, TUI_IN_LIST, act_delete, NULL, NULL, 0, 0, NULL, NULL, NULL},
-    {{'n'}, 0, act_new, "n", "new", 6, 0, "n", "create a sandbox", NULL},
+    {{'n', 'N'}, TUI_IN_LOGS, act_logs_next, "n/N", "next", 3, 0, NULL, NULL, NULL},
+    {{'f'}, TUI_IN_LOGS, act_logs_follow, "f", "follow", 4, 0, NULL, NULL, NULL},
+    {{'w'}, TUI_IN_LOGS, act_logs_wrap, "w", "wrap", 5, 0, NULL, NULL, NULL},
+    {{'l'}, 0, act_logs, "l", "logs", 7, 0, NULL, NULL, NULL}, /* on the Enter row's help line */
+    {{'n'}, NOTL, act_new, "n", "new", 6, 0, "n", "create a sandbox", NULL},
     {{'e', '2'},
      0,
      act_events,

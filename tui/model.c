@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/attribution.h"
 #include "core/json.h"
 #include "core/util.h"
 
@@ -70,8 +71,26 @@ static bool contains(const char *hay, const char *needle)
     return hay && strcasestr(hay, needle) != NULL;
 }
 
+/* run=ID and user=NAME: that attribution label (or a plain label of that name) exactly, as ls
+ * --run and --user select; 1 match, 0 no match, -1 not such a word. */
+static int attribution_word(const sm_sandbox_info *i, const char *w)
+{
+    static const char *const fields[] = {"run", "user"};
+    const char *eq = strchr(w, '=');
+    for (size_t k = 0; eq && k < SM_ARRAY_LEN(fields); k++) {
+        if (strlen(fields[k]) != (size_t)(eq - w) || strncmp(w, fields[k], (size_t)(eq - w)))
+            continue;
+        char key[64];
+        snprintf(key, sizeof key, "%s%s", SM_ATTRIBUTION_PREFIX, fields[k]);
+        const char *v = sm_map_get(&i->labels, key), *plain = sm_map_get(&i->labels, fields[k]);
+        return (v && !strcmp(v, eq + 1)) || (plain && !strcmp(plain, eq + 1));
+    }
+    return -1;
+}
+
 /* Filter: every space-separated word must match the id, status, image, provider, a label
- * (k=v or a value), or the failure kind or label. */
+ * (k=v or a value), or the failure kind or label; run=ID and user=NAME match those labels
+ * exactly. */
 static bool row_matches(const tui_row *r, const char *filter)
 {
     char buf[128];
@@ -79,6 +98,12 @@ static bool row_matches(const tui_row *r, const char *filter)
     char *save = NULL;
     for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
         const sm_sandbox_info *i = r->info;
+        int attr = attribution_word(i, w);
+        if (attr >= 0) {
+            if (!attr)
+                return false;
+            continue;
+        }
         bool hit = contains(i->id, w) || contains(sm_status_name(i->status), w) ||
                    contains(i->image, w) || contains(i->provider, w);
         for (size_t k = 0; !hit && k < i->labels.n; k++) {
@@ -136,6 +161,38 @@ static int cmp_rows(const void *pa, const void *pb)
     return g_reverse ? -c : c;
 }
 
+void tui_model_run(const tui_model *m, const tui_row *r, char *buf, size_t len)
+{
+    sm_fleet_cell(m->fleet, r->f, SM_COL_RUN, 0, buf, len);
+}
+
+/* Each run's rows together, runs in the order of their first row, rows without a run last;
+ * within a run the sort order stays. */
+static void group_by_run(tui_model *m)
+{
+    size_t n = m->nrows ? m->nrows : 1;
+    tui_row *out = xcalloc(n, sizeof *out);
+    bool *done = xcalloc(n, sizeof *done);
+    char(*run)[128] = xcalloc(n, sizeof *run);
+    for (size_t i = 0; i < m->nrows; i++)
+        tui_model_run(m, &m->rows[i], run[i], sizeof run[i]);
+    size_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < m->nrows; i++) {
+            if (done[i] || (pass == 0) == !strcmp(run[i], "-"))
+                continue;
+            for (size_t j = i; j < m->nrows; j++)
+                if (!done[j] && !strcmp(run[i], run[j])) {
+                    out[k++] = m->rows[j];
+                    done[j] = true;
+                }
+        }
+    free(m->rows);
+    free(done);
+    free(run);
+    m->rows = out;
+}
+
 void tui_model_rebuild(tui_model *m)
 {
     free(m->rows);
@@ -151,6 +208,8 @@ void tui_model_rebuild(tui_model *m)
     g_sort = m->sort;
     g_reverse = m->sort_reverse;
     qsort(m->rows, m->nrows, sizeof *m->rows, cmp_rows);
+    if (m->group_run)
+        group_by_run(m);
     /* keep the selection on the same sandbox */
     size_t sel = 0;
     bool found = false;

@@ -48,6 +48,7 @@ typedef struct tui_model {
     char filter[128];
     tui_sort sort;
     bool sort_reverse;
+    bool group_run;       /* rows grouped by run (the fleet's RUN cell), in order of first row */
     char selected_id[72]; /* selection follows the sandbox, not the row number */
     size_t selected;      /* row index */
     size_t scroll;        /* first visible row */
@@ -71,5 +72,7 @@ tui_row *tui_model_selected(tui_model *m);
 size_t tui_model_targets(tui_model *m, const char ***ids);
 size_t tui_model_marked(const tui_model *m);
 const char *tui_sort_name(tui_sort s);
+/* The run row r belongs to, as the fleet's RUN cell says it ("-" for none). */
+void tui_model_run(const tui_model *m, const tui_row *r, char *buf, size_t len);
 
 #endif

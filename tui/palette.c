@@ -64,6 +64,17 @@ static const char *interactive_verb(const char *verb)
     return NULL;
 }
 
+/* A verb that streams until stopped (its stream_opt given: events -f, logs -f) would hold a
+ * worker forever and show nothing: the palette refuses it with what shows the same live. */
+static const char *streaming_hint(const char *verb)
+{
+    if (!strcmp(verb, "logs"))
+        return "l on a sandbox opens its logs, which follow (f)";
+    if (!strcmp(verb, "events"))
+        return "the events view (e) is live";
+    return "run it in a terminal (t)";
+}
+
 void tui_palette_run(tui_app *app, const char *line)
 {
     char **argv;
@@ -87,6 +98,10 @@ void tui_palette_run(tui_app *app, const char *line)
         tui_status(app, true, "%s", interactive_verb(argv[0]));
     } else if (!cli_find_command(argv[0])) {
         tui_status(app, true, "unknown command '%s' (try :help)", argv[0]);
+    } else if (cli_command_streams(cli_find_command(argv[0]), argc, argv)) {
+        tui_status(app, true,
+                   ":%s with --follow streams until stopped, which the palette cannot: %s", argv[0],
+                   streaming_hint(argv[0]));
     } else {
         tui_jobs_command(app, argc, argv, line);
     }
@@ -118,6 +133,8 @@ void tui_palette_context(tui_app *app, const char *name)
     free(app->context);
     app->context = xstrdup(name);
     tui_model_set_provider(&app->model, sm_provider_name(p));
+    app->ev_gen++;
+    app->ev_cache_feed = NULL; /* every event is another one now */
     tui_status(app, false, "context %s (%s)", name, sm_provider_name(p));
     tui_jobs_refresh(app);
 }

@@ -14,11 +14,12 @@
 #include "core/sampler.h"
 #include "tui/model.h"
 #include "tui/theme.h"
+#include "tui/views/logbuf.h"
 
 typedef struct sm_cli sm_cli;
 typedef struct tui_pane tui_pane;
 
-typedef enum tui_view { VIEW_LIST, VIEW_DETAIL, VIEW_EVENTS } tui_view;
+typedef enum tui_view { VIEW_LIST, VIEW_DETAIL, VIEW_EVENTS, VIEW_LOGS } tui_view;
 
 typedef enum tui_overlay {
     OV_NONE,
@@ -44,6 +45,22 @@ typedef struct tui_form {
     char values[TUI_FORM_FIELDS][128];
     int field; /* focused field; TUI_FORM_FIELDS = the Create button */
 } tui_form;
+
+/* The logs view (views/logs.c): one sandbox's kept output, read by jobs (tui/jobs.c). */
+typedef struct tui_logs {
+    char id[72], provider[32];
+    tui_logbuf buf;
+    tui_logcursor cur;
+    unsigned gen; /* bumped at each open: a read begun for an earlier one is dropped */
+    bool reading, again, loaded;
+    bool follow; /* pinned to the end: new output shows as it is kept */
+    bool wrap;
+    size_t top;    /* the first line shown when not following */
+    int jump_exec; /* once read: show this exec's section first (0: none) */
+    tui_view back; /* where Esc goes */
+    char search[128];
+    long match; /* the line of the current match, -1: none */
+} tui_logs;
 
 typedef struct tui_app {
     uv_loop_t *loop;
@@ -106,6 +123,15 @@ typedef struct tui_app {
     size_t ev_selected, ev_scroll;
     char ev_key[320]; /* the selected event, held there while new events arrive */
     cJSON *ev_paused; /* the feed as it was when paused (s); NULL while live */
+    /* the events view's text, formatted once per event as events arrive (views/events.c):
+     * ev_gen moves whenever the feed may have changed (a journal read, :ctx, s) */
+    unsigned ev_gen, ev_cache_gen, ev_vis_gen;
+    const cJSON *ev_cache_feed;
+    struct tui_evline *ev_lines;
+    size_t ev_nlines;
+    size_t *ev_vis, ev_nvis; /* the lines the filter lets through (indexes into ev_lines) */
+    char ev_vis_filter[128];
+    tui_logs logs;
     int rows, cols;
     /* embedded terminals (tui/panes/) */
     tui_pane *panes[TUI_MAX_PANES];

@@ -48,6 +48,42 @@ static int kv(int y, int x, int w, const char *k, const char *v, attr_t va)
     return y + 1;
 }
 
+/* What the spec asked for beside what the provider enforces (its last sample), one line per
+ * resource where the provider reports a limit: "cpu  0.5 / 0.5 cores". Without samples, the
+ * spec's resources on one line, as before. */
+static int requests_limits(tui_app *app, const sm_sandbox_info *i, const sm_sample *s, int y, int w)
+{
+    char buf[256], a[32], b[32];
+    const sm_resources *r = &i->resources;
+    if (!s || (s->cpu_limit <= 0 && s->mem_limit <= 0 && s->pids_limit <= 0)) {
+        sm_resources_describe(r, buf, sizeof buf);
+        return kv(y, 0, w, "resources", buf, tui_attr(TH_NORMAL));
+    }
+    y = kv(y, 0, w, "", "requested / limit", tui_attr(TH_DIM));
+    snprintf(a, sizeof a, "-");
+    if (r->set & SM_RES_CPU)
+        snprintf(a, sizeof a, "%g", r->cpu);
+    snprintf(b, sizeof b, "none");
+    if (s->cpu_limit > 0)
+        snprintf(b, sizeof b, "%g", s->cpu_limit);
+    snprintf(buf, sizeof buf, "%s / %s cores", a, b);
+    y = kv(y, 0, w, "cpu", buf, tui_attr(TH_NORMAL));
+    snprintf(a, sizeof a, "-");
+    if (r->set & SM_RES_MEMORY)
+        sm_format_bytes((double)r->memory_mib * 1048576.0, a, sizeof a);
+    snprintf(b, sizeof b, "none");
+    if (s->mem_limit > 0)
+        sm_format_bytes((double)s->mem_limit, b, sizeof b);
+    snprintf(buf, sizeof buf, "%s / %s", a, b);
+    y = kv(y, 0, w, "memory", buf, tui_attr(TH_NORMAL));
+    if (s->pids_limit > 0) {
+        snprintf(buf, sizeof buf, "- / %lld", s->pids_limit);
+        y = kv(y, 0, w, "pids", buf, tui_attr(TH_NORMAL));
+    }
+    (void)app;
+    return y;
+}
+
 void tui_detail_draw(tui_app *app, int top, int height)
 {
     tui_row *r = tui_model_selected(&app->model);
@@ -71,8 +107,7 @@ void tui_detail_draw(tui_app *app, int top, int height)
     tui_put(y++, 0, left_w, buf, tui_attr(TH_TITLE) | A_BOLD, true);
     y = kv(y, 0, left_w, "provider", i->provider, tui_attr(TH_NORMAL));
     y = kv(y, 0, left_w, "image", i->image ? i->image : "-", tui_attr(TH_NORMAL));
-    sm_resources_describe(&i->resources, buf, sizeof buf);
-    y = kv(y, 0, left_w, "resources", buf, tui_attr(TH_NORMAL));
+    y = requests_limits(app, i, s, y, left_w);
     y = kv(y, 0, left_w, "workdir", i->workdir ? i->workdir : "-", tui_attr(TH_NORMAL));
     buf[0] = '\0';
     for (size_t k = 0; k < i->env_names.n; k++)

@@ -2,9 +2,11 @@
  * Failure lines show their kind and evidence ("OOM killed - memory.oom_kill 1, limit 64MiB").
  * The selection stays on its event while new ones arrive (Enter opens the sandbox the
  * highlighted line names, not whatever slid under it), and `s` pauses the feed: the view keeps
- * the events it had until `s` again, while new ones are still collected. */
+ * the events it had until `s` again, while new ones are still collected. Each event is
+ * formatted once, when it arrives (a cache beside the feed); frames draw the cached text. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -38,15 +40,40 @@ static void event_line(const cJSON *ev, char *line, size_t len)
              summary);
 }
 
-/* The filter matches what the line shows and the failure's kind by name ("oom_killed",
- * "OOM killed"): not the raw JSON, where "oom" is in every failure's oom_kills field. Every
- * word must match, case-insensitively. */
-static bool event_matches(const cJSON *ev, const char *filter)
+/* What identifies an event without formatting it: its time, name, sandbox and command. */
+static void event_key(const cJSON *ev, char *buf, size_t len)
 {
-    if (!filter || !*filter)
-        return true;
-    char text[1024];
-    event_line(ev, text, sizeof text);
+    const char *f[] = {sm_json_str(ev, "ts"), sm_json_str(ev, "event"),
+                       sm_json_str(ev, "sandbox_id"), sm_json_str(ev, "cmd")};
+    snprintf(buf, len, "%s|%s|%s|%.200s", f[0] ? f[0] : "", f[1] ? f[1] : "", f[2] ? f[2] : "",
+             f[3] ? f[3] : "");
+}
+
+/* One event as the view shows and filters it, formatted once when it arrives. */
+typedef struct tui_evline {
+    const cJSON *ev;
+    char *key;   /* event_key */
+    char *line;  /* what the view shows */
+    char *match; /* the line, the failure's kind and label: what the filter searches */
+    bool failed;
+} tui_evline;
+
+static void evline_free(tui_evline *l)
+{
+    free(l->key);
+    free(l->line);
+    free(l->match);
+}
+
+/* The filter matches what the line shows and the failure's kind by name ("oom_killed",
+ * "OOM killed"): not the raw JSON, where "oom" is in every failure's oom_kills field. */
+static tui_evline format(const cJSON *ev)
+{
+    tui_evline l = {.ev = ev};
+    char key[400], line[768], text[1024];
+    event_key(ev, key, sizeof key);
+    event_line(ev, line, sizeof line);
+    snprintf(text, sizeof text, "%s", line);
     const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev, "failure");
     if (fj) {
         sm_failure f;
@@ -55,50 +82,105 @@ static bool event_matches(const cJSON *ev, const char *filter)
         sm_failure_label(&f, label, sizeof label);
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "\n%s\n%s", sm_failure_kind_name(f.kind), label);
+        l.failed = sm_failure_kind_is_failure(f.kind) && f.kind != SM_FAIL_EXIT_NONZERO;
     }
+    l.key = xstrdup(key);
+    l.line = xstrdup(line);
+    l.match = xstrdup(text);
+    return l;
+}
+
+/* Brings the cache up to the feed: events already formatted keep their text (new ones come in
+ * at the head, old ones leave at the tail, in between the order holds), new ones are
+ * formatted. Nothing is done when the feed has not changed since. */
+static void sync_cache(tui_app *app)
+{
+    const cJSON *f = feed(app);
+    if (app->ev_cache_gen == app->ev_gen && app->ev_cache_feed == f && app->ev_lines)
+        return;
+    bool same = app->ev_cache_feed == f;
+    size_t n = (size_t)cJSON_GetArraySize(f), j = 0, k = 0;
+    tui_evline *old = app->ev_lines, *nl = xcalloc(n ? n : 1, sizeof *nl);
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, f)
+    {
+        char key[400];
+        if (same && j < app->ev_nlines && old[j].ev == ev) {
+            event_key(ev, key, sizeof key); /* the same event, not a new one where it was */
+            if (!strcmp(key, old[j].key)) {
+                nl[k++] = old[j];
+                old[j++].ev = NULL;
+                continue;
+            }
+        }
+        nl[k++] = format(ev);
+    }
+    for (size_t i = 0; i < app->ev_nlines; i++)
+        if (old[i].ev)
+            evline_free(&old[i]);
+    free(old);
+    app->ev_lines = nl;
+    app->ev_nlines = k;
+    app->ev_cache_feed = f;
+    app->ev_cache_gen = app->ev_gen;
+    app->ev_vis_gen = app->ev_gen - 1; /* the filtered list is built again */
+}
+
+/* Every word of the filter must match, case-insensitively. */
+static bool event_matches(const tui_evline *l, const char *filter)
+{
+    if (!filter || !*filter)
+        return true;
     char buf[128];
     snprintf(buf, sizeof buf, "%s", filter);
     char *save = NULL;
     for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
-        if (!strcasestr(text, w))
+        if (!strcasestr(l->match, w))
             return false;
     return true;
 }
 
-/* Visible events (filtered), in the feed's order. */
-static size_t visible(tui_app *app, const cJSON **out, size_t max)
+/* Visible events (filtered), in the feed's order: built again only when the feed or the
+ * filter changed. Returns their number; ev_line(app, i) is the i-th. */
+static size_t visible(tui_app *app)
 {
-    size_t n = 0;
-    const cJSON *ev;
-    cJSON_ArrayForEach(ev, feed(app))
-    {
-        if (n < max && event_matches(ev, app->model.filter))
-            out[n++] = ev;
-    }
-    return n;
+    sync_cache(app);
+    if (app->ev_vis_gen == app->ev_gen && !strcmp(app->ev_vis_filter, app->model.filter))
+        return app->ev_nvis;
+    free(app->ev_vis);
+    app->ev_vis = xcalloc(app->ev_nlines ? app->ev_nlines : 1, sizeof *app->ev_vis);
+    app->ev_nvis = 0;
+    for (size_t i = 0; i < app->ev_nlines; i++)
+        if (event_matches(&app->ev_lines[i], app->model.filter))
+            app->ev_vis[app->ev_nvis++] = i;
+    snprintf(app->ev_vis_filter, sizeof app->ev_vis_filter, "%s", app->model.filter);
+    app->ev_vis_gen = app->ev_gen;
+    return app->ev_nvis;
 }
 
-/* What identifies an event: its time, sandbox, type, line, and the filter it was chosen
- * under (a new filter starts again at the top). */
-static void event_key(const tui_app *app, const cJSON *ev, char *buf, size_t len)
+static const tui_evline *ev_line(const tui_app *app, size_t i)
 {
-    char line[256];
-    event_line(ev, line, sizeof line);
-    snprintf(buf, len, "%s|%s|%s|%s", sm_json_str(ev, "ts") ? sm_json_str(ev, "ts") : "",
-             sm_json_str(ev, "event") ? sm_json_str(ev, "event") : "", app->model.filter, line);
+    return &app->ev_lines[app->ev_vis[i]];
+}
+
+/* The held event's identity: its key under the filter it was chosen with (a new filter
+ * starts again at the top). */
+static void held_key(const tui_app *app, size_t i, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s|%s", app->model.filter, ev_line(app, i)->key);
 }
 
 /* Finds the selected event again (new events may have come in above it) and remembers the
  * one at the selection. Returns the number of visible events. */
-static size_t hold(tui_app *app, const cJSON **ev, size_t max)
+static size_t hold(tui_app *app)
 {
-    size_t n = visible(app, ev, max);
+    size_t n = visible(app);
     char key[sizeof app->ev_key];
     if (app->ev_key[0]) {
         /* events arrive at the head: look from where it was, downwards first */
         for (size_t k = 0; k < n; k++) {
             size_t i = (app->ev_selected + k) % n;
-            event_key(app, ev[i], key, sizeof key);
+            held_key(app, i, key, sizeof key);
             if (!strcmp(key, app->ev_key)) {
                 /* a scrolled view keeps still; one at the top shows what comes in */
                 if (app->ev_scroll > 0 && i > app->ev_selected)
@@ -111,7 +193,7 @@ static size_t hold(tui_app *app, const cJSON **ev, size_t max)
     if (n && app->ev_selected >= n)
         app->ev_selected = n - 1;
     if (n)
-        event_key(app, ev[app->ev_selected], app->ev_key, sizeof app->ev_key);
+        held_key(app, app->ev_selected, app->ev_key, sizeof app->ev_key);
     else
         app->ev_key[0] = '\0';
     return n;
@@ -123,13 +205,13 @@ static int new_since_pause(const tui_app *app)
     const cJSON *head = app->ev_paused->child;
     if (!head)
         return cJSON_GetArraySize(app->model.events);
-    char want[sizeof app->ev_key], key[sizeof app->ev_key];
-    event_key(app, head, want, sizeof want);
+    char want[400], key[400];
+    event_key(head, want, sizeof want);
     int k = 0;
     const cJSON *ev;
     cJSON_ArrayForEach(ev, app->model.events)
     {
-        event_key(app, ev, key, sizeof key);
+        event_key(ev, key, sizeof key);
         if (!strcmp(key, want))
             return k;
         k++;
@@ -157,8 +239,7 @@ static void draw_header(tui_app *app, int top)
 
 void tui_events_draw(tui_app *app, int top, int height)
 {
-    static const cJSON *ev[TUI_MAX_EVENTS];
-    size_t n = hold(app, ev, TUI_MAX_EVENTS);
+    size_t n = hold(app);
     draw_header(app, top);
     if (n == 0) {
         tui_put(top + 2, 2, app->cols - 4,
@@ -173,34 +254,24 @@ void tui_events_draw(tui_app *app, int top, int height)
         app->ev_scroll = app->ev_selected - (size_t)body + 1;
     for (int k = 0; k < body && app->ev_scroll + (size_t)k < n; k++) {
         size_t i = app->ev_scroll + (size_t)k;
-        char line[768];
-        event_line(ev[i], line, sizeof line);
-        bool failed = false;
-        const cJSON *fj = cJSON_GetObjectItemCaseSensitive(ev[i], "failure");
-        if (fj) {
-            sm_failure f;
-            sm_failure_from_json(fj, &f);
-            failed = sm_failure_kind_is_failure(f.kind) && f.kind != SM_FAIL_EXIT_NONZERO;
-        }
+        const tui_evline *l = ev_line(app, i);
         attr_t a = i == app->ev_selected ? tui_attr(TH_SELECTED)
-                                         : tui_attr(failed ? TH_FAILURE : TH_NORMAL);
-        tui_put(top + 1 + k, 0, app->cols, line, a, true);
+                                         : tui_attr(l->failed ? TH_FAILURE : TH_NORMAL);
+        tui_put(top + 1 + k, 0, app->cols, l->line, a, true);
     }
 }
 
 /* A move from the held event, then the event now selected is the one held. */
 static void moved(tui_app *app, size_t to)
 {
-    static const cJSON *ev[TUI_MAX_EVENTS];
     app->ev_key[0] = '\0';
     app->ev_selected = to;
-    hold(app, ev, TUI_MAX_EVENTS);
+    hold(app);
 }
 
 static size_t held(tui_app *app)
 {
-    static const cJSON *ev[TUI_MAX_EVENTS];
-    hold(app, ev, TUI_MAX_EVENTS);
+    hold(app);
     return app->ev_selected;
 }
 
@@ -232,6 +303,7 @@ void tui_events_top(tui_app *app)
 
 void tui_events_pause(tui_app *app)
 {
+    app->ev_gen++;
     if (app->ev_paused) {
         cJSON_Delete(app->ev_paused);
         app->ev_paused = NULL;
@@ -244,11 +316,10 @@ void tui_events_pause(tui_app *app)
 
 void tui_events_open(tui_app *app)
 {
-    static const cJSON *ev[TUI_MAX_EVENTS];
-    size_t n = hold(app, ev, TUI_MAX_EVENTS);
+    size_t n = hold(app);
     if (app->ev_selected >= n)
         return;
-    const char *id = sm_json_str(ev[app->ev_selected], "sandbox_id");
+    const char *id = sm_json_str(ev_line(app, app->ev_selected)->ev, "sandbox_id");
     for (size_t i = 0; id && i < app->model.nrows; i++) {
         if (!strcmp(app->model.rows[i].info->id, id)) {
             tui_model_select(&app->model, i);
@@ -257,4 +328,20 @@ void tui_events_open(tui_app *app)
         }
     }
     tui_status(app, true, "sandbox %s is gone", id ? id : "?");
+}
+
+void tui_events_logs(tui_app *app)
+{
+    size_t n = hold(app);
+    if (app->ev_selected >= n)
+        return;
+    const cJSON *e = ev_line(app, app->ev_selected)->ev;
+    const char *id = sm_json_str(e, "sandbox_id"), *prov = sm_json_str(e, "provider");
+    if (!id)
+        return;
+    if (!prov)
+        prov = app->provider ? sm_provider_name(app->provider) : "local";
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(e, "output");
+    int exec = cJSON_IsNumber(out) && out->valuedouble >= 1 ? (int)out->valuedouble : 0;
+    tui_logs_open(app, prov, id, exec);
 }

@@ -3,6 +3,7 @@
  * the priority list when the terminal is narrow (80x24 keeps id, status, TTL, CPU, memory,
  * pids and failure). */
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -94,17 +95,68 @@ static tui_role status_role(sm_status s)
     }
 }
 
-/* Keeps the selected row on screen. */
-static void scroll_to_selection(tui_model *m, int height)
+/* A line of the list: a sandbox row, or (grouped by run) the header of the run whose first
+ * row it names. */
+typedef struct list_line {
+    size_t row;
+    bool header;
+} list_line;
+
+/* The list's lines; *sel_line gets the selected row's. Caller frees. */
+static list_line *lines_of(const tui_model *m, size_t *n, size_t *sel_line)
+{
+    list_line *l = xcalloc(m->nrows * 2 + 1, sizeof *l);
+    size_t k = 0;
+    char run[128], prev[128] = "";
+    for (size_t i = 0; i < m->nrows; i++) {
+        if (m->group_run) {
+            tui_model_run(m, &m->rows[i], run, sizeof run);
+            if (!i || strcmp(run, prev))
+                l[k++] = (list_line){i, true};
+            memcpy(prev, run, sizeof prev);
+        }
+        if (i == m->selected)
+            *sel_line = k;
+        l[k++] = (list_line){i, false};
+    }
+    *n = k;
+    return l;
+}
+
+/* "run 7f3a...  3 sandboxes: 2 running, 1 failed" for the run starting at row first. */
+static void group_header(const tui_model *m, size_t first, char *buf, size_t len)
+{
+    char run[128], other[128];
+    tui_model_run(m, &m->rows[first], run, sizeof run);
+    size_t total = 0, running = 0, failed = 0;
+    for (size_t i = first; i < m->nrows; i++) {
+        tui_model_run(m, &m->rows[i], other, sizeof other);
+        if (strcmp(run, other))
+            break;
+        const tui_row *r = &m->rows[i];
+        total++;
+        running += r->info->status == SM_STATUS_RUNNING || r->info->status == SM_STATUS_STARTING;
+        failed += r->info->status == SM_STATUS_ERROR || (r->f->has_why && !r->f->why_warning);
+    }
+    snprintf(buf, len, "%s %s  %zu sandbox%s: %zu running, %zu failed",
+             strcmp(run, "-") ? "run" : "no run", strcmp(run, "-") ? run : "label", total,
+             total == 1 ? "" : "es", running, failed);
+}
+
+/* Keeps the selected row on screen (and, grouped, its run's header when it is the first). */
+static void scroll_to_selection(tui_model *m, int height, const list_line *lines, size_t sel,
+                                size_t n)
 {
     if (height <= 0)
         return;
-    if (m->selected < m->scroll)
-        m->scroll = m->selected;
-    if (m->selected >= m->scroll + (size_t)height)
-        m->scroll = m->selected - (size_t)height + 1;
-    if (m->scroll + (size_t)height > m->nrows)
-        m->scroll = m->nrows > (size_t)height ? m->nrows - (size_t)height : 0;
+    if (sel > 0 && sel <= m->scroll && lines[sel - 1].header)
+        sel--;
+    if (sel < m->scroll)
+        m->scroll = sel;
+    if (sel >= m->scroll + (size_t)height)
+        m->scroll = sel - (size_t)height + 1;
+    if (m->scroll + (size_t)height > n)
+        m->scroll = n > (size_t)height ? n - (size_t)height : 0;
 }
 
 void tui_list_draw(tui_app *app, int top, int height)
@@ -145,12 +197,22 @@ void tui_list_draw(tui_app *app, int top, int height)
                 tui_attr(TH_DIM), false);
         return;
     }
-    scroll_to_selection(m, body);
+    size_t nlines = 0, sel_line = 0;
+    list_line *lines = lines_of(m, &nlines, &sel_line);
+    scroll_to_selection(m, body, lines, sel_line, nlines);
     double now = sm_now_wall();
-    for (int k = 0; k < body && m->scroll + (size_t)k < m->nrows; k++) {
-        size_t idx = m->scroll + (size_t)k;
+    for (int k = 0; k < body && m->scroll + (size_t)k < nlines; k++) {
+        const list_line *ln = &lines[m->scroll + (size_t)k];
+        size_t idx = ln->row;
         const tui_row *r = &m->rows[idx];
         int y = top + 1 + k;
+        if (ln->header) {
+            char h[256];
+            group_header(m, idx, h, sizeof h);
+            tui_fill(y, 0, app->cols, tui_attr(TH_NORMAL));
+            tui_put(y, 0, app->cols, h, tui_attr(TH_TITLE) | A_BOLD, true);
+            continue;
+        }
         bool sel = idx == m->selected;
         attr_t base =
             sel ? tui_attr(TH_SELECTED)
@@ -194,11 +256,11 @@ void tui_list_draw(tui_app *app, int top, int height)
             x += width[c] + 1;
         }
     }
-    if (m->nrows > (size_t)body) { /* a scroll indicator on the title line */
+    free(lines);
+    if (nlines > (size_t)body) { /* a scroll indicator on the title line */
         char pos[48];
         snprintf(pos, sizeof pos, " %zu-%zu of %zu ", m->scroll + 1,
-                 m->scroll + (size_t)body < m->nrows ? m->scroll + (size_t)body : m->nrows,
-                 m->nrows);
+                 m->scroll + (size_t)body < nlines ? m->scroll + (size_t)body : nlines, nlines);
         tui_put_right(top, app->cols - 20, 20, pos, head);
     }
 }
@@ -209,9 +271,20 @@ void tui_list_click(tui_app *app, int y, int top)
     int row = y - top - 1;
     if (row < 0)
         return;
-    size_t idx = m->scroll + (size_t)row;
-    if (idx < m->nrows)
-        tui_model_select(m, idx);
+    size_t n = 0, sel = 0, idx = m->scroll + (size_t)row;
+    list_line *lines = lines_of(m, &n, &sel);
+    if (idx < n)
+        tui_model_select(m, lines[idx].row); /* a run's header: its first sandbox */
+    free(lines);
+}
+
+void tui_list_group(tui_app *app)
+{
+    tui_model *m = &app->model;
+    m->group_run = !m->group_run;
+    m->scroll = 0;
+    tui_model_rebuild(m);
+    tui_status(app, false, "%s", m->group_run ? "grouped by run (R again: one list)" : "one list");
 }
 
 void tui_list_move(tui_app *app, int delta)

@@ -365,7 +365,9 @@ bool tui_prompt_key(tui_app *app, wint_t ch, bool is_key)
     if ((!is_key && (ch == '\r' || ch == '\n')) || (is_key && ch == KEY_ENTER)) {
         bool search = app->overlay == OV_SEARCH;
         prompt_close(app);
-        if (search) {
+        if (search && app->focus < 0 && app->view == VIEW_LOGS) {
+            tui_logs_search(app, app->input);
+        } else if (search) {
             tui_panes_search(app, app->input);
         } else if (filter) {
             apply_filter(app);

@@ -25,6 +25,8 @@ void tui_list_sort(tui_app *app, bool reverse);
 void tui_list_mark(tui_app *app);
 /* Marks every visible row, or clears the marks when all are marked. */
 void tui_list_mark_all(tui_app *app);
+/* R: rows grouped by run under a header with its counts / one list again. */
+void tui_list_group(tui_app *app);
 
 /* ---- detail.c ---- */
 void tui_detail_draw(tui_app *app, int top, int height);
@@ -39,6 +41,27 @@ void tui_events_top(tui_app *app);
 void tui_events_pause(tui_app *app);
 /* The selected event's sandbox, in the detail view. */
 void tui_events_open(tui_app *app);
+
+/* l on an exec event: that command's output in the logs view (else the sandbox's logs). */
+void tui_events_logs(tui_app *app);
+
+/* ---- logs.c: one sandbox's kept output ---- */
+/* Opens the logs of a sandbox; exec > 0 shows that exec's output first (not following). */
+void tui_logs_open(tui_app *app, const char *provider, const char *id, int exec);
+void tui_logs_close(tui_app *app);
+/* A read was appended to app->logs.buf (tui/jobs.c). */
+void tui_logs_arrived(tui_app *app);
+void tui_logs_draw(tui_app *app, int top, int height);
+/* Lines down (> 0) or up; up leaves follow mode. */
+void tui_logs_scroll(tui_app *app, long delta);
+/* To the first line (end false, leaving follow mode) or the end, following. */
+void tui_logs_jump(tui_app *app, bool end);
+void tui_logs_toggle_follow(tui_app *app);
+void tui_logs_toggle_wrap(tui_app *app);
+/* "/" in the logs view: the first match from where the view is. */
+void tui_logs_search(tui_app *app, const char *pattern);
+/* n (dir 1) / N (-1): the next / previous match. */
+void tui_logs_next(tui_app *app, int dir);
 
 /* ---- overlays.c: each dialog with its key table (hints drawn from it) ---- */
 extern const tui_keymap tui_keys_confirm, tui_keys_sessions, tui_keys_form, tui_keys_output;
