@@ -13,8 +13,10 @@ OOM=$("$SANDMAN" create --memory-mib 64)
 dash_start -x 160 -y 40
 check "the dashboard lists the three sandboxes" wait_for "^  $OOM "
 
-cpu_busy() { cell CPU% "$CPU" | awk '{ exit !($1 + 0 > 50) }'; }
-check "the CPU burner shows more than 50 % in the CPU% column" wait_until 15 cpu_busy
+# The burner gets a share of the cores the machine has to spare: alone, about 100 %; with the
+# machine loaded (make test-stress, other tests) a quarter or less, so the bar is 15 %.
+cpu_busy() { cell CPU% "$CPU" | awk '{ exit !($1 + 0 > 15) }'; }
+check "the CPU burner shows more than 15 % in the CPU% column" wait_until 15 cpu_busy
 echo "# CPU% of the burner: $(cell CPU% "$CPU"), of the idle one: $(cell CPU% "$IDLE")"
 check "the idle sandbox shows less than 10 %" \
     awk -v v="$(cell CPU% "$IDLE")" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 < 10) }'
