@@ -108,10 +108,6 @@ int sm_fleet_apply(sm_fleet *f, sm_fleet_snapshot *snap, cJSON *events);
  * its own journal, picked as following the journal would pick it, then the rows again. */
 void sm_fleet_read_failures(sm_fleet *f);
 
-/* For a front end that shows a single scan (`ls`): each listed sandbox's latest failure from
- * its own journal, picked as following the journal would pick it, then the rows again. */
-void sm_fleet_read_failures(sm_fleet *f);
-
 /* The text of one cell of a row at epoch time now, unpadded. */
 void sm_fleet_cell(const sm_fleet *f, const sm_fleet_row *r, sm_fleet_col col, double now,
                    char *buf, size_t len);
