@@ -4,7 +4,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/util.h"
 
@@ -30,6 +32,55 @@ double bench_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool bench_nap(double s)
+{
+    double end = bench_now() + s;
+    while (!g_interrupted) {
+        double left = end - bench_now();
+        if (left <= 0)
+            return true;
+        usleep(left > 0.1 ? 100 * 1000 : (useconds_t)(left * 1e6));
+    }
+    return false;
+}
+
+double bench_loadavg(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "re");
+    if (f && fscanf(f, "%lf", &l) != 1)
+        l = -1;
+    if (f)
+        fclose(f);
+    return l;
+}
+
+void bench_machine_read(bench_machine *m)
+{
+    uname(&m->u);
+    m->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(m->model, sizeof m->model, "?");
+    char line[512];
+    FILE *f = fopen("/proc/cpuinfo", "re");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10)) {
+            char *c = strchr(line, ':');
+            if (c) {
+                snprintf(m->model, sizeof m->model, "%s", c + 2);
+                m->model[strcspn(m->model, "\n")] = '\0';
+            }
+            break;
+        }
+    if (f)
+        fclose(f);
+    m->mem_kib = -1;
+    f = fopen("/proc/meminfo", "re");
+    if (f && fgets(line, sizeof line, f))
+        sscanf(line, "MemTotal: %ld", &m->mem_kib);
+    if (f)
+        fclose(f);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -1,11 +1,13 @@
 /* What the benchmarks of bench/ share: the interrupt flag, a clock, nearest-rank percentiles,
- * the table's number formats and a registry of live sandboxes so that every exit path removes the
- * ones a benchmark made. */
+ * the table's number formats, the machine's facts and a registry of live sandboxes so that every
+ * exit path removes the ones a benchmark made. */
 #ifndef SANDMAN_BENCH_UTIL_H
 #define SANDMAN_BENCH_UTIL_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/utsname.h>
 
 #include "core/sandbox.h"
 
@@ -16,6 +18,19 @@ void bench_catch_signals(void);
 
 /* Monotonic seconds. */
 double bench_now(void);
+/* Sleeps up to s seconds; false when interrupted. */
+bool bench_nap(double s);
+
+/* The 1-minute load average (other work on the machine shows up in every figure); -1 unknown. */
+double bench_loadavg(void);
+/* What the figures were measured on. */
+typedef struct bench_machine {
+    struct utsname u;
+    long ncpu;
+    char model[256]; /* the CPU's model name, "?" unknown */
+    long mem_kib;    /* -1 unknown */
+} bench_machine;
+void bench_machine_read(bench_machine *m);
 
 /* Nearest-rank percentile q of n samples (sorted in place; the median of an even count is the
  * mean of the middle two); -1 when n is 0. */

@@ -317,51 +317,19 @@ static int ready_pids(const char *id, pid_t *sup, pid_t *init)
 
 /* ---- main ---- */
 
-/* The 1-minute load average: other work on the machine shows up in every figure. */
-static double loadavg(void)
-{
-    double l = -1;
-    FILE *f = fopen("/proc/loadavg", "re");
-    if (f && fscanf(f, "%lf", &l) != 1)
-        l = -1;
-    if (f)
-        fclose(f);
-    return l;
-}
-
 static void machine_facts(cJSON *j)
 {
-    struct utsname u;
-    uname(&u);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    char model[256] = "?";
-    FILE *f = fopen("/proc/cpuinfo", "re");
-    char line[512];
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10)) {
-            char *c = strchr(line, ':');
-            if (c) {
-                snprintf(model, sizeof model, "%s", c + 2);
-                model[strcspn(model, "\n")] = '\0';
-            }
-            break;
-        }
-    if (f)
-        fclose(f);
-    long mem_kib = -1;
-    f = fopen("/proc/meminfo", "re");
-    if (f && fgets(line, sizeof line, f))
-        sscanf(line, "MemTotal: %ld", &mem_kib);
-    if (f)
-        fclose(f);
-    printf("machine: %ld CPUs (%s), %.1f GiB RAM, %s %s %s, load average %.2f\n", ncpu, model,
-           (double)mem_kib / (1024.0 * 1024.0), u.sysname, u.release, u.machine, loadavg());
-    cJSON_AddNumberToObject(j, "nproc", (double)ncpu);
-    cJSON_AddStringToObject(j, "cpu", model);
-    cJSON_AddNumberToObject(j, "mem_kib", (double)mem_kib);
-    cJSON_AddStringToObject(j, "kernel", u.release);
+    bench_machine m;
+    bench_machine_read(&m);
+    printf("machine: %ld CPUs (%s), %.1f GiB RAM, %s %s %s, load average %.2f\n", m.ncpu, m.model,
+           (double)m.mem_kib / (1024.0 * 1024.0), m.u.sysname, m.u.release, m.u.machine,
+           bench_loadavg());
+    cJSON_AddNumberToObject(j, "nproc", (double)m.ncpu);
+    cJSON_AddStringToObject(j, "cpu", m.model);
+    cJSON_AddNumberToObject(j, "mem_kib", (double)m.mem_kib);
+    cJSON_AddStringToObject(j, "kernel", m.u.release);
     cJSON_AddBoolToObject(j, "root", geteuid() == 0);
-    cJSON_AddNumberToObject(j, "loadavg_before", loadavg());
+    cJSON_AddNumberToObject(j, "loadavg_before", bench_loadavg());
 }
 
 static void usage(FILE *f)
@@ -622,9 +590,9 @@ int main(int argc, char **argv)
     cJSON_AddNumberToObject(json, "concurrent", (double)conc);
     cJSON_AddNumberToObject(json, "concurrent_close_ms", stop_wall * 1e3);
     cJSON_AddBoolToObject(json, "pass", status == 0);
-    cJSON_AddNumberToObject(cJSON_GetObjectItem(json, "machine"), "loadavg_after", loadavg());
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(json, "machine"), "loadavg_after", bench_loadavg());
     printf("load average after: %.2f (other work on the machine inflates every figure)\n",
-           loadavg());
+           bench_loadavg());
     printf("\n%s\n", status == 0 ? "all targets met" : "TARGETS MISSED");
 
 out:

@@ -27,8 +27,10 @@
 #include <unistd.h>
 
 #include "bench/bench_util.h"
+#include "bench/ui_panes.h"
+#include "bench/ui_report.h"
 #include "core/journal.h"
-#include "core/provider_impl.h"
+#include "core/provider.h"
 #include "core/sampler.h"
 #include "core/sandbox.h"
 #include "core/util.h"
@@ -37,8 +39,6 @@
 #include "tui/model.h"
 #include "tui/theme.h"
 #include "tui/widgets/draw.h"
-
-extern char **environ;
 
 #define WORKERS       32  /* threads creating or removing sandboxes */
 #define HTOP_WARMUP_S 2.0 /* htop's and the dashboard's start-up is not counted */
@@ -50,19 +50,6 @@ static double cpu_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Sleeps up to s seconds; false when interrupted. */
-static bool nap(double s)
-{
-    double end = bench_now() + s;
-    while (!g_interrupted) {
-        double left = end - bench_now();
-        if (left <= 0)
-            return true;
-        usleep(left > 0.1 ? 100 * 1000 : (useconds_t)(left * 1e6));
-    }
-    return false;
 }
 
 /* ---- sandboxes (bench_open tracks them, so any exit path removes them) ---- */
@@ -162,377 +149,6 @@ static double remove_many(sm_sandbox **items, size_t n)
     return pool_run(&pl);
 }
 
-/* ---- child processes: tmux, htop, the dashboard ---- */
-
-static char *g_scratch; /* private temporary directory: tmux socket, HOME for htop, logs */
-static char *g_tmux_sock;
-static bool g_tmux_started;
-
-/* Runs argv with stdin on /dev/null; stdout into out (when given, NUL-terminated) or /dev/null,
- * stderr to /dev/null. Returns the exit status, -1 when it could not run. */
-static int run(char *const argv[], char *out, size_t outlen)
-{
-    int pfd[2] = {-1, -1};
-    if (out && pipe2(pfd, O_CLOEXEC) < 0)
-        return -1;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (out)
-        posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-    else
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (out) {
-        close(pfd[1]);
-        size_t got = 0;
-        if (rc == 0) {
-            for (;;) {
-                ssize_t k = read(pfd[0], out + got, outlen - 1 - got);
-                if (k < 0 && errno == EINTR)
-                    continue;
-                if (k <= 0)
-                    break;
-                got += (size_t)k;
-                if (got == outlen - 1) { /* drain the rest */
-                    char sink[4096];
-                    while (read(pfd[0], sink, sizeof sink) > 0)
-                        ;
-                    break;
-                }
-            }
-        }
-        out[got] = '\0';
-        close(pfd[0]);
-    }
-    if (rc != 0)
-        return -1;
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* tmux on our private server: `tmux -u -S SOCK -f /dev/null ARGS...`. */
-static int tmux(const char *const args[], char *out, size_t outlen)
-{
-    const char *argv[32] = {"tmux", "-u", "-S", g_tmux_sock, "-f", "/dev/null"};
-    size_t n = 6;
-    for (size_t i = 0; args[i] && n < 31; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    return run((char *const *)argv, out, outlen);
-}
-
-static void tmux_kill_server(void)
-{
-    if (!g_tmux_started)
-        return;
-    tmux((const char *[]){"kill-server", NULL}, NULL, 0);
-    g_tmux_started = false;
-}
-
-static bool pid_alive(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (sm_read_small(path, buf, sizeof buf) < 0)
-        return false;
-    char *rp = strrchr(buf, ')');
-    return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
-}
-
-/* A process started as the only pane of a private tmux session (200x50). */
-typedef struct pane {
-    char name[32];
-    pid_t pid;
-} pane;
-
-/* Starts `sh -c "exec env VARS... PROG ARGS 2>LOG"` in a new detached session: after the
- * exec the pane's process is the program itself. Returns 0 and the pid, -1 on error. */
-static int pane_start(pane *pn, const char *name, const char *comm, const char *const envs[],
-                      const char *const argv[])
-{
-    snprintf(pn->name, sizeof pn->name, "%s", name);
-    pn->pid = 0;
-    char *cmd = xstrdup("exec env");
-    for (size_t i = 0; envs[i]; i++) {
-        char *q = sm_shell_quote(envs[i]), *c2 = xasprintf("%s %s", cmd, q);
-        free(q);
-        free(cmd);
-        cmd = c2;
-    }
-    for (size_t i = 0; argv[i]; i++) {
-        char *q = sm_shell_quote(argv[i]), *c2 = xasprintf("%s %s", cmd, q);
-        free(q);
-        free(cmd);
-        cmd = c2;
-    }
-    char *log = xasprintf("%s/%s.err", g_scratch, name);
-    char *ql = sm_shell_quote(log);
-    char *full = xasprintf("%s 2>%s", cmd, ql);
-    free(cmd);
-    free(ql);
-    free(log);
-    int rc =
-        tmux((const char *[]){"new-session", "-d", "-s", name, "-x", "200", "-y", "50", full, NULL},
-             NULL, 0);
-    free(full);
-    if (rc != 0) {
-        fprintf(stderr, "ui_bench: tmux new-session %s failed\n", name);
-        return -1;
-    }
-    g_tmux_started = true;
-    /* wait for the shell to exec the program */
-    for (int tries = 0; tries < 100 && !g_interrupted; tries++) {
-        char out[64], path[64], c[64];
-        if (tmux((const char *[]){"list-panes", "-t", name, "-F", "#{pane_pid}", NULL}, out,
-                 sizeof out) == 0) {
-            pid_t pid = (pid_t)strtol(out, NULL, 10);
-            snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-            if (pid > 0 && sm_read_small(path, c, sizeof c) == 0 && !strcmp(c, comm)) {
-                pn->pid = pid;
-                return 0;
-            }
-        }
-        nap(0.02);
-    }
-    fprintf(stderr, "ui_bench: %s did not start in tmux session %s (see %s/%s.err)\n", comm, name,
-            g_scratch, name);
-    return -1;
-}
-
-/* Ends the session and waits (up to 3 s, then SIGKILL) for its process to be gone. */
-static void pane_stop(pane *pn)
-{
-    if (!pn->name[0])
-        return;
-    tmux((const char *[]){"kill-session", "-t", pn->name, NULL}, NULL, 0);
-    if (pn->pid > 0) {
-        double end = bench_now() + 3;
-        while (pid_alive(pn->pid) && bench_now() < end)
-            usleep(20 * 1000);
-        if (pid_alive(pn->pid))
-            kill(pn->pid, SIGKILL);
-    }
-    pn->name[0] = '\0';
-    pn->pid = 0;
-}
-
-/* utime + stime of a process, in seconds; -1 when it is gone. */
-static double proc_cpu(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (sm_read_small(path, buf, sizeof buf) < 0)
-        return -1;
-    char *rp = strrchr(buf, ')');
-    unsigned long long ut, st;
-    if (!rp ||
-        sscanf(rp + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-        return -1;
-    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
-static long proc_rss_kib(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "re");
-    long v = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) {
-            v = strtol(line + 6, NULL, 10);
-            break;
-        }
-    if (f)
-        fclose(f);
-    return v;
-}
-
-/* CPU of several panes over the same window: seconds of CPU each, and the window's length. */
-static int measure_window(pane *const *pns, size_t n, double window_s, double *cpu, double *wall)
-{
-    double before[4];
-    for (size_t i = 0; i < n; i++)
-        before[i] = proc_cpu(pns[i]->pid);
-    double t0 = bench_now();
-    if (!nap(window_s))
-        return -1;
-    *wall = bench_now() - t0;
-    for (size_t i = 0; i < n; i++) {
-        double after = proc_cpu(pns[i]->pid);
-        if (before[i] < 0 || after < 0) {
-            fprintf(stderr, "ui_bench: %s exited during the measurement (see %s/%s.err)\n",
-                    pns[i]->name, g_scratch, pns[i]->name);
-            return -1;
-        }
-        cpu[i] = after - before[i];
-    }
-    return 0;
-}
-
-static const char *const htop_argv[] = {"htop", "-d", "10", NULL};
-
-/* The environment of both panes: same terminal, private HOME/config so nothing of the user's
- * is read or written (htop saves its settings on exit). */
-static const char **pane_env(const char *interval)
-{
-    static char vars[6][4096];
-    static const char *envs[9] = {"-u", "SANDMAN_CONFIG"};
-    snprintf(vars[0], sizeof vars[0], "TERM=xterm-256color");
-    snprintf(vars[1], sizeof vars[1], "HOME=%s/home", g_scratch);
-    snprintf(vars[2], sizeof vars[2], "XDG_CONFIG_HOME=%s/home/.config", g_scratch);
-    snprintf(vars[3], sizeof vars[3], "SANDMAN_STATE_DIR=%s", sm_state_dir());
-    snprintf(vars[4], sizeof vars[4], "SANDMAN_INTERVAL=%s", interval);
-    snprintf(vars[5], sizeof vars[5], "LANG=%s", getenv("LANG") ? getenv("LANG") : "C.UTF-8");
-    for (int i = 0; i < 6; i++)
-        envs[2 + i] = vars[i];
-    envs[8] = NULL;
-    return envs;
-}
-
-/* ---- the table ---- */
-
-/* One line of the results table. Ratios are sandman / baseline; targets are on the value. */
-typedef struct row {
-    char metric[96];
-    const char *unit; /* "ms" or "%" */
-    double med, p90;  /* -1 = none */
-    double base;
-    const char *base_name;
-    double limit; /* < limit passes; < 0 = informational */
-    const char *target;
-    bool pass;
-} row;
-
-static row *add_row(row *rows, size_t *n, const char *metric, const char *unit, double med,
-                    double p90, double base, const char *base_name, double limit,
-                    const char *target)
-{
-    row *r = &rows[(*n)++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->metric, sizeof r->metric, "%s", metric);
-    r->unit = unit;
-    r->med = med;
-    r->p90 = p90;
-    r->base = base;
-    r->base_name = base_name;
-    r->limit = limit;
-    r->target = target;
-    return r;
-}
-
-static void row_judge(row *r)
-{
-    r->pass = r->limit < 0 || (r->med >= 0 && r->med < r->limit);
-}
-
-static const char *row_result(const row *r)
-{
-    return r->limit < 0 ? "info" : r->pass ? "PASS" : "FAIL";
-}
-
-static void print_table(const row *rows, size_t n)
-{
-    printf("\n| metric | sandman median | sandman p90 | baseline | baseline | ratio | target | "
-           "result |\n");
-    printf("|---|---:|---:|---|---:|---:|---|---|\n");
-    for (size_t i = 0; i < n; i++) {
-        const row *r = &rows[i];
-        char med[32], p90[32], b[32], rt[32];
-        bench_fmt_num(med, sizeof med, r->med);
-        bench_fmt_num(p90, sizeof p90, r->p90);
-        bench_fmt_num(b, sizeof b, r->base);
-        bench_fmt_ratio(rt, sizeof rt, bench_ratio(r->med, r->base));
-        printf("| %s | %s %s | %s | %s | %s %s | %s | %s | %s |\n", r->metric, med, r->unit, p90,
-               r->base_name ? r->base_name : "-", b, r->base >= 0 ? r->unit : "", rt, r->target,
-               row_result(r));
-    }
-}
-
-static cJSON *row_json(const row *r)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "metric", r->metric);
-    cJSON_AddStringToObject(o, "unit", r->unit);
-    cJSON_AddNumberToObject(o, "median", r->med);
-    if (r->p90 >= 0)
-        cJSON_AddNumberToObject(o, "p90", r->p90);
-    if (r->base_name) {
-        cJSON_AddStringToObject(o, "baseline", r->base_name);
-        cJSON_AddNumberToObject(o, "baseline_value", r->base);
-        cJSON_AddNumberToObject(o, "ratio", bench_ratio(r->med, r->base));
-    }
-    cJSON_AddStringToObject(o, "target", r->target);
-    cJSON_AddStringToObject(o, "result", row_result(r));
-    return o;
-}
-
-/* ---- machine ---- */
-
-static double loadavg(void)
-{
-    double l = -1;
-    FILE *f = fopen("/proc/loadavg", "re");
-    if (f && fscanf(f, "%lf", &l) != 1)
-        l = -1;
-    if (f)
-        fclose(f);
-    return l;
-}
-
-static void first_line(char *const argv[], char *buf, size_t len)
-{
-    if (run(argv, buf, len) < 0 || !buf[0])
-        snprintf(buf, len, "%s: ?", argv[0]);
-    buf[strcspn(buf, "\n")] = '\0';
-}
-
-static void machine_facts(cJSON *j)
-{
-    struct utsname u;
-    uname(&u);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    char model[256] = "?", line[512];
-    FILE *f = fopen("/proc/cpuinfo", "re");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10)) {
-            char *c = strchr(line, ':');
-            if (c) {
-                snprintf(model, sizeof model, "%s", c + 2);
-                model[strcspn(model, "\n")] = '\0';
-            }
-            break;
-        }
-    if (f)
-        fclose(f);
-    long mem_kib = -1;
-    f = fopen("/proc/meminfo", "re");
-    if (f && fgets(line, sizeof line, f))
-        sscanf(line, "MemTotal: %ld", &mem_kib);
-    if (f)
-        fclose(f);
-    char htop_v[128], tmux_v[128];
-    first_line((char *const[]){"htop", "--version", NULL}, htop_v, sizeof htop_v);
-    first_line((char *const[]){"tmux", "-V", NULL}, tmux_v, sizeof tmux_v);
-    printf("machine: %ld CPUs (%s), %.1f GiB RAM, %s %s %s, CLK_TCK %ld, load average %.2f\n", ncpu,
-           model, (double)mem_kib / (1024.0 * 1024.0), u.sysname, u.release, u.machine,
-           sysconf(_SC_CLK_TCK), loadavg());
-    printf("tools: %s, %s\n", htop_v, tmux_v);
-    cJSON_AddNumberToObject(j, "nproc", (double)ncpu);
-    cJSON_AddStringToObject(j, "cpu", model);
-    cJSON_AddNumberToObject(j, "mem_kib", (double)mem_kib);
-    cJSON_AddStringToObject(j, "kernel", u.release);
-    cJSON_AddStringToObject(j, "htop", htop_v);
-    cJSON_AddStringToObject(j, "tmux", tmux_v);
-    cJSON_AddNumberToObject(j, "loadavg_before", loadavg());
-}
-
 /* ---- the dashboard frame ---- */
 
 /* Lists the provider's sandboxes (ended ones too, as the dashboard does). */
@@ -541,7 +157,7 @@ static int list_all(sm_provider *p, sm_sandbox_info **out, size_t *n)
     sm_list_filter f = {.labels = NULL, .all = true};
     sm_error err;
     sm_error_clear(&err);
-    if (p->ops->list(p, &f, out, n, &err) != SM_OK) {
+    if (sm_provider_list(p, &f, out, n, &err) != SM_OK) {
         fprintf(stderr, "ui_bench: list: %s\n", err.msg);
         return -1;
     }
@@ -645,15 +261,14 @@ int main(int argc, char **argv)
         perror("ui_bench: mkdtemp");
         return 2;
     }
-    g_scratch = scratch_tmpl;
-    g_tmux_sock = xasprintf("%s/tmux.sock", g_scratch);
-    char *home = xasprintf("%s/home/.config", g_scratch);
+    ub_panes_init(scratch_tmpl);
+    char *home = xasprintf("%s/home/.config", scratch_tmpl);
     sm_mkdir_p(home, 0700);
     free(home);
     char *own_state = NULL;
     const char *st_env = getenv("SANDMAN_STATE_DIR");
     if (!st_env || !*st_env) {
-        own_state = xasprintf("%s/state", g_scratch);
+        own_state = xasprintf("%s/state", scratch_tmpl);
         setenv("SANDMAN_STATE_DIR", own_state, 1);
     }
     char *sandman_path = NULL;
@@ -670,7 +285,7 @@ int main(int argc, char **argv)
     }
 
     cJSON *json = cJSON_CreateObject();
-    machine_facts(cJSON_AddObjectToObject(json, "machine"));
+    ub_machine_facts(cJSON_AddObjectToObject(json, "machine"));
     sm_builtin_register_all();
     printf("state dir: %s (private)\n", sm_state_dir());
     printf("dashboard: %s\n", sandman_path);
@@ -690,8 +305,8 @@ int main(int argc, char **argv)
     sm_journal_follower *fol = NULL;
     SCREEN *scr = NULL;
     FILE *term_out = NULL, *term_in = NULL;
-    pane htop_pn = {{0}, 0}, dash_pn = {{0}, 0};
-    row rows[16];
+    ub_pane htop_pn = {{0}, 0}, dash_pn = {{0}, 0};
+    ub_row rows[16];
     size_t nrows = 0;
     sm_error err;
     sm_error_clear(&err);
@@ -705,7 +320,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ui_bench: local provider: %s\n", err.msg);
         goto out;
     }
-    char *desc = p->ops->describe ? p->ops->describe(p) : NULL;
+    char *desc = sm_provider_describe(p);
     printf("local provider: %s\n", desc ? desc : "-");
     free(desc);
 
@@ -714,9 +329,9 @@ int main(int argc, char **argv)
     double t_create = create_many(p, idle, (size_t)nsbx, false);
     if (t_create < 0)
         goto out;
-    printf("created %ld sandboxes in %.1f s; load average %.2f\n", nsbx, t_create, loadavg());
+    printf("created %ld sandboxes in %.1f s; load average %.2f\n", nsbx, t_create, bench_loadavg());
     cJSON_AddNumberToObject(json, "create_s", t_create);
-    if (!nap(1))
+    if (!bench_nap(1))
         goto out;
 
     /* 2. Baseline: htop's own CPU per refresh (1 s) over the same host, alone, and the real
@@ -726,16 +341,16 @@ int main(int argc, char **argv)
     printf("baseline: htop -d 10 and the dashboard in private tmux sessions (200x50), %.0f s "
            "window after %.0f s start-up\n",
            hw, HTOP_WARMUP_S);
-    if (pane_start(&htop_pn, "htop", "htop", pane_env("1"), htop_argv) < 0 ||
-        pane_start(&dash_pn, "dash", "sandman", pane_env("1"),
-                   (const char *const[]){sandman_path, NULL}) < 0 ||
-        !nap(HTOP_WARMUP_S))
+    if (ub_pane_start(&htop_pn, "htop", "htop", ub_pane_env("1"), ub_htop_argv) < 0 ||
+        ub_pane_start(&dash_pn, "dash", "sandman", ub_pane_env("1"),
+                      (const char *const[]){sandman_path, NULL}) < 0 ||
+        !bench_nap(HTOP_WARMUP_S))
         goto out;
     double cpu2[2], wall2;
-    if (measure_window((pane *const[]){&htop_pn, &dash_pn}, 2, hw, cpu2, &wall2) < 0)
+    if (ub_measure_window((ub_pane *const[]){&htop_pn, &dash_pn}, 2, hw, cpu2, &wall2) < 0)
         goto out;
-    pane_stop(&htop_pn);
-    pane_stop(&dash_pn);
+    ub_pane_stop(&htop_pn);
+    ub_pane_stop(&dash_pn);
     double htop_refresh_ms = cpu2[0] / wall2 * 1e3; /* one refresh per second */
     double dash500_pct = cpu2[1] / wall2 * 100, htop500_pct = cpu2[0] / wall2 * 100;
     printf("htop: %.1f ms CPU per refresh (%.2f %% of a core) with %ld sandboxes on the host\n",
@@ -778,11 +393,13 @@ int main(int argc, char **argv)
     snprintf(m_sample, sizeof m_sample, "sample all %zu once, CPU", nl);
     snprintf(m_sample_wall, sizeof m_sample_wall, "sample all %zu once, wall", nl);
     snprintf(m_cold, sizeof m_cold, "first (cold) sample of %zu, CPU", nl);
-    add_row(rows, &nrows, m_sample, "ms", bench_percentile(v1, (size_t)rounds, 50),
-            bench_percentile(v1, (size_t)rounds, 90), htop_refresh_ms, window_name, 50, "< 50 ms");
-    add_row(rows, &nrows, m_sample_wall, "ms", bench_percentile(v2, (size_t)rounds, 50),
-            bench_percentile(v2, (size_t)rounds, 90), htop_refresh_ms, window_name, 50, "< 50 ms");
-    add_row(rows, &nrows, m_cold, "ms", cold_cpu, -1, htop_refresh_ms, window_name, -1, "-");
+    ub_add_row(rows, &nrows, m_sample, "ms", bench_percentile(v1, (size_t)rounds, 50),
+               bench_percentile(v1, (size_t)rounds, 90), htop_refresh_ms, window_name, 50,
+               "< 50 ms");
+    ub_add_row(rows, &nrows, m_sample_wall, "ms", bench_percentile(v2, (size_t)rounds, 50),
+               bench_percentile(v2, (size_t)rounds, 90), htop_refresh_ms, window_name, 50,
+               "< 50 ms");
+    ub_add_row(rows, &nrows, m_cold, "ms", cold_cpu, -1, htop_refresh_ms, window_name, -1, "-");
     printf("cold sample: %.1f ms CPU, %.1f ms wall\n", cold_cpu, cold_wall);
     cJSON_AddNumberToObject(json, "cold_sample_wall_ms", cold_wall);
 
@@ -800,26 +417,26 @@ int main(int argc, char **argv)
     }
     snprintf(m_list, sizeof m_list, "provider list of %zu, CPU", nl);
     snprintf(m_list_wall, sizeof m_list_wall, "provider list of %zu, wall", nl);
-    add_row(rows, &nrows, m_list, "ms", bench_percentile(v1, (size_t)rounds, 50),
-            bench_percentile(v1, (size_t)rounds, 90), htop_refresh_ms, window_name, -1, "-");
-    add_row(rows, &nrows, m_list_wall, "ms", bench_percentile(v2, (size_t)rounds, 50),
-            bench_percentile(v2, (size_t)rounds, 90), htop_refresh_ms, window_name, -1, "-");
+    ub_add_row(rows, &nrows, m_list, "ms", bench_percentile(v1, (size_t)rounds, 50),
+               bench_percentile(v1, (size_t)rounds, 90), htop_refresh_ms, window_name, -1, "-");
+    ub_add_row(rows, &nrows, m_list_wall, "ms", bench_percentile(v2, (size_t)rounds, 50),
+               bench_percentile(v2, (size_t)rounds, 90), htop_refresh_ms, window_name, -1, "-");
 
     /* 5. One full dashboard frame, set up by hand: the model gets two refreshes 1 s apart (so
      * rates exist) and the journal's events; the screen is a curses terminal on /dev/null. */
     app.provider = p;
-    app.context = p->context;
-    tui_model_set_provider(&app.model, p->ops->name);
+    app.context = xstrdup(sm_provider_context(p));
+    tui_model_set_provider(&app.model, sm_provider_name(p));
     app.interval = 1.0;
     app.view = VIEW_LIST;
     fol = sm_journal_follower_new(256 * 1024);
-    if (model_refresh(&app, smp, fol) < 0 || !nap(1) || model_refresh(&app, smp, fol) < 0)
+    if (model_refresh(&app, smp, fol) < 0 || !bench_nap(1) || model_refresh(&app, smp, fol) < 0)
         goto out;
     if (tui_theme_load("default", &app.theme, &err) != SM_OK) {
         fprintf(stderr, "ui_bench: theme: %s\n", err.msg);
         goto out;
     }
-    char *frames_path = xasprintf("%s/frames.out", g_scratch);
+    char *frames_path = xasprintf("%s/frames.out", scratch_tmpl);
     term_out = fopen(frames_path, "we");
     free(frames_path);
     term_in = fopen("/dev/null", "re");
@@ -857,14 +474,14 @@ int main(int argc, char **argv)
                     fr[k].name, bytes, fr[k].cols, fr[k].rows);
             goto out;
         }
-        add_row(rows, &nrows, fr[k].name, "ms", bench_percentile(v1, (size_t)frames, 50),
-                bench_percentile(v1, (size_t)frames, 90), htop_refresh_ms, window_name, fr[k].limit,
-                fr[k].limit < 0 ? "-" : "< 2 ms");
+        ub_add_row(rows, &nrows, fr[k].name, "ms", bench_percentile(v1, (size_t)frames, 50),
+                   bench_percentile(v1, (size_t)frames, 90), htop_refresh_ms, window_name,
+                   fr[k].limit, fr[k].limit < 0 ? "-" : "< 2 ms");
     }
     char m_dash500[96];
     snprintf(m_dash500, sizeof m_dash500, "dashboard, %zu idle, 1 s interval, %% of a core", nl);
-    add_row(rows, &nrows, m_dash500, "%", dash500_pct, -1, htop500_pct, "htop -d 10, same window",
-            -1, "-");
+    ub_add_row(rows, &nrows, m_dash500, "%", dash500_pct, -1, htop500_pct,
+               "htop -d 10, same window", -1, "-");
     endwin();
     set_term(NULL);
     delscreen(scr);
@@ -884,7 +501,7 @@ int main(int argc, char **argv)
     size_t nlive_now = keep + 10;
     printf("live part: removed %zu sandboxes in %.1f s; %zu idle + 10 running `%s`; load average "
            "%.2f\n",
-           (size_t)nsbx - keep, t_rm, keep, WORKLOAD, loadavg());
+           (size_t)nsbx - keep, t_rm, keep, WORKLOAD, bench_loadavg());
     sm_sandbox_info_list_free(list, nl);
     list = NULL;
     if (list_all(p, &list, &nl) < 0)
@@ -892,28 +509,29 @@ int main(int argc, char **argv)
     sm_sample *s0 = xcalloc(nl ? nl : 1, sizeof *s0);
     bool *ok0 = xcalloc(nl ? nl : 1, sizeof *ok0);
     sm_sampler_collect(smp, list, nl, s0, ok0);
-    if (pane_start(&htop_pn, "htop50", "htop", pane_env("1"), htop_argv) < 0 ||
-        pane_start(&dash_pn, "dash50", "sandman", pane_env("1"),
-                   (const char *const[]){sandman_path, NULL}) < 0 ||
-        !nap(HTOP_WARMUP_S)) {
+    if (ub_pane_start(&htop_pn, "htop50", "htop", ub_pane_env("1"), ub_htop_argv) < 0 ||
+        ub_pane_start(&dash_pn, "dash50", "sandman", ub_pane_env("1"),
+                      (const char *const[]){sandman_path, NULL}) < 0 ||
+        !bench_nap(HTOP_WARMUP_S)) {
         free(s0);
         free(ok0);
         goto out;
     }
     printf("live part: measuring both for %.0f s...\n", window);
-    if (measure_window((pane *const[]){&htop_pn, &dash_pn}, 2, window, cpu2, &wall2) < 0) {
+    if (ub_measure_window((ub_pane *const[]){&htop_pn, &dash_pn}, 2, window, cpu2, &wall2) < 0) {
         free(s0);
         free(ok0);
         goto out;
     }
-    long dash_rss = proc_rss_kib(dash_pn.pid);
+    long dash_rss = ub_proc_rss_kib(dash_pn.pid);
     char screen[32768];
-    tmux((const char *[]){"capture-pane", "-p", "-t", dash_pn.name, NULL}, screen, sizeof screen);
+    ub_tmux((const char *[]){"capture-pane", "-p", "-t", dash_pn.name, NULL}, screen,
+            sizeof screen);
     char want[64];
     snprintf(want, sizeof want, "Sandboxes (%zu)", nlive_now);
     bool shows = strstr(screen, want) != NULL;
-    pane_stop(&htop_pn);
-    pane_stop(&dash_pn);
+    ub_pane_stop(&htop_pn);
+    ub_pane_stop(&dash_pn);
     /* did the workload move the counters? */
     sm_sample *s1 = xcalloc(nl ? nl : 1, sizeof *s1);
     bool *ok1 = xcalloc(nl ? nl : 1, sizeof *ok1);
@@ -941,10 +559,10 @@ int main(int argc, char **argv)
     snprintf(m_live, sizeof m_live, "dashboard, %zu live (10 busy), 1 s interval, %% of a core",
              nlive_now);
     snprintf(m_live_ref, sizeof m_live_ref, "dashboard CPU per refresh, %zu live", nlive_now);
-    add_row(rows, &nrows, m_live, "%", dash_pct, -1, htop_pct, "htop -d 10, same window", 3,
-            "< 3 %");
-    add_row(rows, &nrows, m_live_ref, "ms", cpu2[1] / refreshes * 1e3, -1,
-            cpu2[0] / refreshes * 1e3, "htop CPU per refresh, same window", -1, "-");
+    ub_add_row(rows, &nrows, m_live, "%", dash_pct, -1, htop_pct, "htop -d 10, same window", 3,
+               "< 3 %");
+    ub_add_row(rows, &nrows, m_live_ref, "ms", cpu2[1] / refreshes * 1e3, -1,
+               cpu2[0] / refreshes * 1e3, "htop CPU per refresh, same window", -1, "-");
     cJSON_AddNumberToObject(json, "live_window_s", wall2);
     cJSON_AddNumberToObject(json, "live_busy_moved", (double)moved);
     cJSON_AddNumberToObject(json, "dashboard_rss_kib", (double)dash_rss);
@@ -952,22 +570,22 @@ int main(int argc, char **argv)
     status = 0;
     cJSON *jrows = cJSON_AddArrayToObject(json, "results");
     for (size_t i = 0; i < nrows; i++) {
-        row_judge(&rows[i]);
+        ub_row_judge(&rows[i]);
         if (!rows[i].pass)
             status = 1;
-        cJSON_AddItemToArray(jrows, row_json(&rows[i]));
+        cJSON_AddItemToArray(jrows, ub_row_json(&rows[i]));
     }
     printf("\nsandman dashboard costs: %ld idle local sandboxes, %ld sampling rounds, %ld frames "
            "(median, p90); htop measured on the same host in the same run\n",
            nsbx, rounds, frames);
-    print_table(rows, nrows);
+    ub_print_table(rows, nrows);
     cJSON_AddNumberToObject(json, "sandboxes", (double)nsbx);
     cJSON_AddNumberToObject(json, "rounds", (double)rounds);
     cJSON_AddNumberToObject(json, "frames", (double)frames);
     cJSON_AddBoolToObject(json, "pass", status == 0);
-    cJSON_AddNumberToObject(cJSON_GetObjectItem(json, "machine"), "loadavg_after", loadavg());
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(json, "machine"), "loadavg_after", bench_loadavg());
     printf("load average after: %.2f (other work on the machine inflates every figure)\n",
-           loadavg());
+           bench_loadavg());
     printf("\n%s\n", status == 0 ? "all targets met" : "TARGETS MISSED");
 
 out:
@@ -980,10 +598,11 @@ out:
         fclose(term_out);
     if (term_in)
         fclose(term_in);
-    pane_stop(&htop_pn);
-    pane_stop(&dash_pn);
-    tmux_kill_server();
-    app.context = NULL; /* the provider's */
+    ub_pane_stop(&htop_pn);
+    ub_pane_stop(&dash_pn);
+    ub_tmux_kill_server();
+    free(app.context);
+    app.context = NULL;
     tui_model_free(&app.model);
     tui_theme_free(&app.theme);
     sm_journal_follower_free(fol);
@@ -1016,8 +635,8 @@ out:
     if (own_state)
         sm_rm_rf(own_state);
     free(own_state);
-    sm_rm_rf(g_scratch);
-    free(g_tmux_sock);
+    sm_rm_rf(scratch_tmpl);
+    ub_panes_free();
     free(sandman_path);
     return status;
 }

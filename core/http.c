@@ -1,7 +1,7 @@
 /* The libcurl wrapper: a pool of easy handles per client (each keeps its connections alive, so
- * consecutive calls reuse one socket), retries with jittered backoff, streamed bodies, and
- * upgraded connections driven with CURLOPT_CONNECT_ONLY + curl_easy_send/recv so that TLS
- * targets work the same way as unix sockets. It must not know any provider's API. */
+ * consecutive calls reuse one socket), requests with retries and jittered backoff, streamed
+ * bodies, and the error helpers providers share. Upgraded connections are core/http_conn.c.
+ * It must not know any provider's API. */
 #include "core/http.h"
 #include "core/curl_lazy.h"
 
@@ -22,31 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/http_internal.h"
 #include "core/json.h"
 #include "core/redact.h"
 #include "core/util.h"
-
-#define POOL_MAX       16
-#define MAX_HEADER_LEN (64 * 1024)
-
-struct sm_http {
-    char *base;      /* URL prefix for curl: "http://localhost" for unix sockets */
-    char *unix_path; /* NULL for TCP */
-    char *target;    /* for messages, without credentials */
-    char *hostname;  /* TCP host, NULL for unix */
-    char *host_header;
-    char *base_path; /* a path prefix of the URL ("" for none) */
-    bool tls;
-    char *ca_file, *cert_file, *key_file;
-    bool insecure;
-    long connect_timeout_ms;
-    int retries;
-    double retry_base_s, retry_max_s;
-    char *what;
-    pthread_mutex_t lock;
-    CURL *pool[POOL_MAX];
-    size_t npool;
-};
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 
@@ -198,7 +177,7 @@ static void pool_put(sm_http *c, CURL *h)
 }
 
 /* Options every connection needs: where to connect, TLS, no signals. */
-static void common_opts(const sm_http *c, CURL *h, const char *path)
+void sm_http_common_opts(const sm_http *c, CURL *h, const char *path)
 {
     char *url = xasprintf("%s%s", c->base, path ? path : "");
     curl_easy_setopt(h, CURLOPT_URL, url);
@@ -339,7 +318,7 @@ static void sleep_s(double s)
         ;
 }
 
-static bool never_reached(CURLcode cc)
+bool sm_http_never_reached(CURLcode cc)
 {
     return cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
            cc == CURLE_COULDNT_RESOLVE_PROXY;
@@ -347,7 +326,7 @@ static bool never_reached(CURLcode cc)
 
 /* curl words a failed unix-socket connect as "Failed to connect to localhost port 80": say
  * what connect(2) says about the socket instead. */
-static const char *unix_detail(const sm_http *c, char *buf, size_t len)
+const char *sm_http_unix_detail(const sm_http *c, char *buf, size_t len)
 {
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -369,7 +348,7 @@ static int perform_once(sm_http *c, CURL *h, const sm_http_req *r, sm_http_resp 
                         char *errbuf)
 {
     curl_easy_reset(h);
-    common_opts(c, h, r->path);
+    sm_http_common_opts(c, h, r->path);
     errbuf[0] = '\0';
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     struct curl_slist *hdrs = NULL;
@@ -419,12 +398,12 @@ static int perform_once(sm_http *c, CURL *h, const sm_http_req *r, sm_http_resp 
     resp->status = (cc == CURLE_OK || (x->aborted && code > 0)) ? (int)code : 0;
     resp->timed_out = cc == CURLE_OPERATION_TIMEDOUT;
     resp->aborted = x->aborted;
-    resp->maybe_sent = cc == CURLE_OK || !never_reached(cc);
+    resp->maybe_sent = cc == CURLE_OK || !sm_http_never_reached(cc);
     return (int)cc;
 }
 
 /* SANDMAN_HTTP_TRACE=1: one line per request on stderr (method, path, status, time). */
-static bool trace_on(void)
+bool sm_http_trace_on(void)
 {
     static int on = -1;
     if (on < 0) {
@@ -448,7 +427,7 @@ int sm_http_do(sm_http *c, const sm_http_req *r, sm_http_resp *resp, sm_error *e
         bool safe = !x.delivered && !x.consumed && !x.aborted;
         bool retry = false;
         if (attempt < c->retries && safe) {
-            if (cc != CURLE_OK && never_reached((CURLcode)cc))
+            if (cc != CURLE_OK && sm_http_never_reached((CURLcode)cc))
                 retry = true;
             else if (r->idempotent && cc != CURLE_OK && !resp->timed_out)
                 retry = true;
@@ -462,7 +441,7 @@ int sm_http_do(sm_http *c, const sm_http_req *r, sm_http_resp *resp, sm_error *e
     }
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL); /* errbuf is about to go out of scope */
     pool_put(c, h);
-    if (trace_on()) {
+    if (sm_http_trace_on()) {
         char *path = sm_redact_dup(r->path);
         fprintf(stderr, "http: %s %s -> %d (%.1f ms)\n", r->method ? r->method : "GET", path,
                 resp->status, (sm_now_mono() - t_start) * 1000);
@@ -479,10 +458,10 @@ int sm_http_do(sm_http *c, const sm_http_req *r, sm_http_resp *resp, sm_error *e
         sm_error_set(err, code, SM_FAIL_PROVIDER_UNREACHABLE,
                      "%s at %s did not answer %s %s within %gs", c->what, c->target,
                      r->method ? r->method : "GET", r->path, r->timeout_s);
-    else if (never_reached((CURLcode)cc)) {
+    else if (sm_http_never_reached((CURLcode)cc)) {
         char ubuf[128];
         sm_error_set(err, code, SM_FAIL_PROVIDER_UNREACHABLE, "cannot reach %s at %s: %s", c->what,
-                     c->target, c->unix_path ? unix_detail(c, ubuf, sizeof ubuf) : detail);
+                     c->target, c->unix_path ? sm_http_unix_detail(c, ubuf, sizeof ubuf) : detail);
     } else
         sm_error_set(err, code, SM_FAIL_PROVIDER_UNREACHABLE,
                      "%s at %s gave no answer to %s %s: %s", c->what, c->target,
@@ -575,248 +554,4 @@ char *sm_http_escape(const char *s)
     }
     *o = '\0';
     return out;
-}
-
-/* ---------------------------------------------------------------- upgraded connections */
-
-struct sm_http_conn {
-    CURL *h;
-    int fd;
-    bool tls;
-    pthread_mutex_t lock; /* curl_easy_send/recv on one handle are not thread-safe */
-};
-
-static int wait_fd(int fd, short events, double timeout_s)
-{
-    struct pollfd p = {.fd = fd, .events = events};
-    int ms = timeout_s < 0 ? -1 : (int)(timeout_s * 1000 + 0.999);
-    int r;
-    do {
-        r = poll(&p, 1, ms);
-    } while (r < 0 && errno == EINTR);
-    return r;
-}
-
-int sm_http_conn_recv(sm_http_conn *k, void *buf, size_t len, double timeout_s, size_t *got,
-                      sm_error *err)
-{
-    *got = 0;
-    double deadline = timeout_s < 0 ? -1 : sm_now_mono() + timeout_s;
-    for (;;) {
-        size_t n = 0;
-        pthread_mutex_lock(&k->lock);
-        CURLcode cc = curl_easy_recv(k->h, buf, len, &n);
-        pthread_mutex_unlock(&k->lock);
-        if (cc == CURLE_OK) {
-            *got = n; /* 0 = the peer closed */
-            return SM_OK;
-        }
-        if (cc != CURLE_AGAIN)
-            return sm_error_set(err, SM_ERR_IO, SM_FAIL_PROVIDER_UNREACHABLE,
-                                "reading the stream: %s", curl_easy_strerror(cc));
-        double left = deadline < 0 ? -1 : deadline - sm_now_mono();
-        if (deadline >= 0 && left <= 0)
-            return sm_error_set(err, SM_ERR_TIMEOUT, SM_FAIL_NONE, "no data in time");
-        wait_fd(k->fd, POLLIN, left);
-    }
-}
-
-int sm_http_conn_send(sm_http_conn *k, const void *data, size_t len, sm_error *err)
-{
-    const char *p = data;
-    while (len > 0) {
-        size_t n = 0;
-        pthread_mutex_lock(&k->lock);
-        CURLcode cc = curl_easy_send(k->h, p, len, &n);
-        pthread_mutex_unlock(&k->lock);
-        if (cc == CURLE_AGAIN) {
-            wait_fd(k->fd, POLLOUT, 30);
-            continue;
-        }
-        if (cc != CURLE_OK)
-            return sm_error_set(err, SM_ERR_IO, SM_FAIL_PROVIDER_UNREACHABLE,
-                                "writing to the stream: %s", curl_easy_strerror(cc));
-        p += n;
-        len -= n;
-    }
-    return SM_OK;
-}
-
-void sm_http_conn_shutdown_write(sm_http_conn *k)
-{
-    if (k && !k->tls && k->fd >= 0)
-        shutdown(k->fd, SHUT_WR);
-}
-
-int sm_http_conn_fd(const sm_http_conn *k)
-{
-    return k ? k->fd : -1;
-}
-
-void sm_http_conn_close(sm_http_conn *k)
-{
-    if (!k)
-        return;
-    curl_easy_cleanup(k->h);
-    pthread_mutex_destroy(&k->lock);
-    free(k);
-}
-
-/* Reads the answer's header one byte at a time so that nothing of the stream after it is
- * taken out of the socket (the caller polls the descriptor). */
-static int read_header(sm_http_conn *k, double deadline, sm_strbuf *hdr, sm_error *err)
-{
-    while (hdr->len < MAX_HEADER_LEN) {
-        if (hdr->len >= 4 && !memcmp(hdr->data + hdr->len - 4, "\r\n\r\n", 4))
-            return SM_OK;
-        char ch;
-        size_t got;
-        double left = deadline - sm_now_mono();
-        int rc = sm_http_conn_recv(k, &ch, 1, left > 0 ? left : 0, &got, err);
-        if (rc != SM_OK)
-            return rc;
-        if (got == 0)
-            return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PROVIDER_UNREACHABLE,
-                                "the connection closed before the answer's header ended");
-        sm_strbuf_append(hdr, &ch, 1);
-    }
-    return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PROVIDER_UNREACHABLE,
-                        "the answer's header is too long");
-}
-
-static const char *find_header(const char *hdr, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *l = strstr(hdr, "\r\n"); l; l = strstr(l, "\r\n")) {
-        l += 2;
-        if (!strncasecmp(l, name, n) && l[n] == ':') {
-            l += n + 1;
-            while (*l == ' ')
-                l++;
-            return l;
-        }
-    }
-    return NULL;
-}
-
-static int upgrade(sm_http *c, const char *method, const char *path, const char *proto,
-                   const char *content_type, const void *body, size_t body_len, double timeout_s,
-                   sm_http_conn **out, int *status, sm_strbuf *errbody, sm_error *err);
-
-int sm_http_upgrade(sm_http *c, const char *method, const char *path, const char *proto,
-                    const char *content_type, const void *body, size_t body_len, double timeout_s,
-                    sm_http_conn **out, int *status, sm_strbuf *errbody, sm_error *err)
-{
-    double t_start = sm_now_mono();
-    int rc = upgrade(c, method, path, proto, content_type, body, body_len, timeout_s, out, status,
-                     errbody, err);
-    if (trace_on()) {
-        char *p = sm_redact_dup(path);
-        fprintf(stderr, "http: %s %s -> %d (%.1f ms, upgraded)\n", method, p, *status,
-                (sm_now_mono() - t_start) * 1000);
-        free(p);
-    }
-    return rc;
-}
-
-static int upgrade(sm_http *c, const char *method, const char *path, const char *proto,
-                   const char *content_type, const void *body, size_t body_len, double timeout_s,
-                   sm_http_conn **out, int *status, sm_strbuf *errbody, sm_error *err)
-{
-    *out = NULL;
-    *status = 0;
-    if (timeout_s <= 0)
-        timeout_s = 60;
-    double deadline = sm_now_mono() + timeout_s;
-    sm_http_conn *k = xcalloc(1, sizeof *k);
-    pthread_mutex_init(&k->lock, NULL);
-    k->tls = c->tls;
-    k->fd = -1;
-    k->h = curl_easy_init();
-    if (!k->h)
-        abort();
-    common_opts(c, k->h, path);
-    curl_easy_setopt(k->h, CURLOPT_CONNECT_ONLY, 1L);
-    char errbuf[CURL_ERROR_SIZE] = "";
-    curl_easy_setopt(k->h, CURLOPT_ERRORBUFFER, errbuf);
-    CURLcode cc = curl_easy_perform(k->h);
-    curl_easy_setopt(k->h, CURLOPT_ERRORBUFFER, NULL); /* errbuf does not outlive this call */
-    if (cc != CURLE_OK) {
-        char ubuf[128];
-        sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PROVIDER_UNREACHABLE, "cannot reach %s at %s: %s",
-                     c->what, c->target,
-                     c->unix_path && never_reached(cc) ? unix_detail(c, ubuf, sizeof ubuf)
-                     : errbuf[0]                       ? errbuf
-                                                       : curl_easy_strerror(cc));
-        sm_http_conn_close(k);
-        return SM_ERR_RUNTIME;
-    }
-    curl_socket_t sock = CURL_SOCKET_BAD;
-    curl_easy_getinfo(k->h, CURLINFO_ACTIVESOCKET, &sock);
-    k->fd = (int)sock;
-    /* A long-lived stream must not stay open in a child this process starts: the peer would
-     * not see it close when we do. */
-    if (k->fd >= 0)
-        fcntl(k->fd, F_SETFD, fcntl(k->fd, F_GETFD) | FD_CLOEXEC);
-
-    sm_strbuf req = {0};
-    sm_strbuf_printf(&req,
-                     "%s %s%s HTTP/1.1\r\n%s\r\nUser-Agent: sandman\r\nConnection: Upgrade\r\n"
-                     "Upgrade: %s\r\n",
-                     method, c->base_path ? c->base_path : "", path, c->host_header, proto);
-    if (content_type)
-        sm_strbuf_printf(&req, "Content-Type: %s\r\n", content_type);
-    sm_strbuf_printf(&req, "Content-Length: %zu\r\n\r\n", body ? body_len : 0);
-    if (body && body_len)
-        sm_strbuf_append(&req, body, body_len);
-    int rc = sm_http_conn_send(k, req.data, req.len, err);
-    sm_strbuf_free(&req);
-    sm_strbuf hdr = {0};
-    if (rc == SM_OK)
-        rc = read_header(k, deadline, &hdr, err);
-    if (rc != SM_OK) {
-        if (rc == SM_ERR_TIMEOUT)
-            sm_error_set(err, SM_ERR_TIMEOUT, SM_FAIL_PROVIDER_UNREACHABLE,
-                         "%s at %s did not answer %s %s within %gs", c->what, c->target, method,
-                         path, timeout_s);
-        else
-            sm_error_prefix(err, "%s %s on %s", method, path, c->target);
-        sm_strbuf_free(&hdr);
-        sm_http_conn_close(k);
-        return rc;
-    }
-    int code = 0;
-    if (sscanf(hdr.data, "HTTP/%*s %d", &code) != 1) {
-        sm_strbuf_free(&hdr);
-        sm_http_conn_close(k);
-        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PROVIDER_UNREACHABLE,
-                            "%s at %s sent a malformed answer", c->what, c->target);
-    }
-    *status = code;
-    if (code == 101 || code == 200) {
-        sm_strbuf_free(&hdr);
-        *out = k;
-        return SM_OK;
-    }
-    /* An error answer: read its body (Content-Length, else until close, bounded). */
-    const char *cl = find_header(hdr.data, "Content-Length");
-    long want = cl ? strtol(cl, NULL, 10) : 64 * 1024;
-    if (want > 64 * 1024)
-        want = 64 * 1024;
-    sm_strbuf eb = {0};
-    while ((long)eb.len < want) {
-        char buf[4096];
-        size_t got = 0;
-        size_t ask = (size_t)want - eb.len < sizeof buf ? (size_t)want - eb.len : sizeof buf;
-        double left = cl ? deadline - sm_now_mono() : 0.5;
-        if (sm_http_conn_recv(k, buf, ask, left > 0 ? left : 0, &got, NULL) != SM_OK || got == 0)
-            break;
-        sm_strbuf_append(&eb, buf, got);
-    }
-    if (errbody)
-        sm_strbuf_append(errbody, eb.data ? eb.data : "", eb.len);
-    sm_strbuf_free(&eb);
-    sm_strbuf_free(&hdr);
-    sm_http_conn_close(k);
-    return SM_OK;
 }

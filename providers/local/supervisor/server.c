@@ -1,18 +1,15 @@
 /* The sandbox init's control server: serves the clients the supervisor's gate hands over and
  * runs their commands inside the sandbox (it already is inside every namespace and cgroup, so a
- * command is just a fork + exec). Plain commands get the client's pipes (LP_EXEC + SCM_RIGHTS;
- * nothing but pipes and sockets is accepted, so no terminal or file of the user's enters); PTY
- * sessions get a terminal from the sandbox's devpts, whose output the init relays and keeps
- * (the last 1 MiB) so a client can detach and re-attach later (since offset, takeover).
- * As PID 1 it also reaps every orphan. Single-threaded poll loop; libc only. Every request is
- * checked field by field and every buffer is bounded: a client can neither crash the init nor
- * make it grow. */
+ * command is just a fork + exec, spawn.c). Plain commands get the client's pipes (LP_EXEC +
+ * SCM_RIGHTS; nothing but pipes and sockets is accepted, so no terminal or file of the user's
+ * enters); PTY sessions get a terminal from the sandbox's devpts, whose output the init relays and
+ * keeps (the last 1 MiB) so a client can detach and re-attach later (since offset, takeover). As
+ * PID 1 it also reaps every orphan. Single-threaded poll loop; libc only. Every request is checked
+ * field by field and every buffer is bounded: a client can neither crash the init nor make it grow.
+ */
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
-#include <grp.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -30,6 +27,7 @@
 #include <unistd.h>
 
 #include "providers/local/proto.h"
+#include "providers/local/supervisor/spawn.h"
 #include "providers/local/supervisor/sup.h"
 
 #define MAX_CONNS  256
@@ -231,221 +229,12 @@ static struct proc *session_by_id(const char *id)
     return NULL;
 }
 
-struct user {
-    uid_t uid;
-    gid_t gid;
-    char home[256];
-    char name[64];
-    char shell[256];
-};
-
-/* Resolves a user against the sandbox's own /etc/passwd (never the host's). */
-static int resolve_user(const char *spec, struct user *u, char *msg, size_t len)
-{
-    memset(u, 0, sizeof *u);
-    snprintf(u->home, sizeof u->home, "/root");
-    snprintf(u->name, sizeof u->name, "root");
-    char *end = NULL;
-    long num = (spec && *spec) ? strtol(spec, &end, 10) : 0;
-    int numeric = spec && *spec && end && *end == '\0';
-    const char *want = (spec && *spec) ? spec : "root";
-    FILE *f = fopen("/etc/passwd", "re");
-    struct passwd *pw;
-    int found = 0;
-    while (f && (pw = fgetpwent(f)) != NULL) {
-        if ((numeric && pw->pw_uid == (uid_t)num) || (!numeric && !strcmp(pw->pw_name, want))) {
-            u->uid = pw->pw_uid;
-            u->gid = pw->pw_gid;
-            snprintf(u->home, sizeof u->home, "%s", pw->pw_dir);
-            snprintf(u->name, sizeof u->name, "%s", pw->pw_name);
-            snprintf(u->shell, sizeof u->shell, "%s", pw->pw_shell);
-            found = 1;
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
-    if (found)
-        return 0;
-    if (numeric) {
-        u->uid = (uid_t)num;
-        u->gid = (gid_t)num;
-        snprintf(u->name, sizeof u->name, "%ld", num);
-        snprintf(u->home, sizeof u->home, "/");
-        return 0;
-    }
-    if (!spec || !*spec || !strcmp(spec, "root"))
-        return 0;
-    sup_fmt(msg, len, "user '%s' does not exist in the sandbox's /etc/passwd", spec);
-    return -1;
-}
-
-static int has_env(char **env, const char *name)
-{
-    size_t n = strlen(name);
-    for (int i = 0; env[i]; i++)
-        if (!strncmp(env[i], name, n) && env[i][n] == '=')
-            return 1;
-    return 0;
-}
-
-struct spawn_req {
-    const char *shell;
-    const char *cmd; /* "" = interactive shell */
-    const char *cwd;
-    const char *user;
-    const char **env;
-    size_t nenv;
-    int login;
-    int clean_rc; /* no rc files, a plain prompt (an interactive shell on the host image) */
-    int fds[3];   /* stdin, stdout, stderr */
-    int ctty;     /* make fds[0] the controlling terminal */
-};
-
-/* Forks and execs the command; on failure fills msg and returns -1. */
-static pid_t spawn(const struct spawn_req *r, char *msg, size_t len)
-{
-    struct user u;
-    if (resolve_user(r->user, &u, msg, len) < 0)
-        return -1;
-    char **env = calloc(r->nenv + 7, sizeof(char *));
-    if (!env) {
-        sup_fmt(msg, len, "out of memory");
-        return -1;
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < r->nenv; i++)
-        env[n++] = (char *)r->env[i];
-    char home[300], user[80], logname[80], shellv[300], ps1[] = "PS1=\\u@\\h:\\w\\$ ";
-    if (!has_env(env, "HOME")) {
-        snprintf(home, sizeof home, "HOME=%s", u.home);
-        env[n++] = home;
-    }
-    if (!has_env(env, "USER")) {
-        snprintf(user, sizeof user, "USER=%s", u.name);
-        env[n++] = user;
-    }
-    if (!has_env(env, "LOGNAME")) {
-        snprintf(logname, sizeof logname, "LOGNAME=%s", u.name);
-        env[n++] = logname;
-    }
-    const char *shell = r->shell && *r->shell ? r->shell : "/bin/sh";
-    if (!*r->cmd && u.shell[0] && access(u.shell, X_OK) == 0 && !strstr(u.shell, "nologin") &&
-        !strstr(u.shell, "false"))
-        shell = u.shell; /* interactive sessions get the user's login shell */
-    if (!has_env(env, "SHELL")) {
-        snprintf(shellv, sizeof shellv, "SHELL=%s", shell);
-        env[n++] = shellv;
-    }
-    const char *base = strrchr(shell, '/') ? strrchr(shell, '/') + 1 : shell;
-    /* a clean interactive shell: bash without its profile and rc files, any other shell not
-     * as a login shell (which reads /etc/profile); the prompt says user, host and dir */
-    bool clean = r->clean_rc && !*r->cmd;
-    if (clean && !has_env(env, "PS1"))
-        env[n++] = ps1;
-    env[n] = NULL;
-    char argv0[64];
-    snprintf(argv0, sizeof argv0, "%s%s", r->login && !clean ? "-" : "", base);
-    char *argv[5] = {argv0, NULL, NULL, NULL, NULL};
-    if (*r->cmd) {
-        argv[1] = "-c";
-        argv[2] = (char *)r->cmd;
-    } else if (clean && !strcmp(base, "bash")) {
-        argv[1] = "--noprofile";
-        argv[2] = "--norc";
-        argv[3] = "-i";
-    }
-
-    int ep[2];
-    if (pipe2(ep, O_CLOEXEC) < 0) {
-        free(env);
-        sup_fmt(msg, len, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-        sigset_t all;
-        sigfillset(&all);
-        sigprocmask(SIG_UNBLOCK, &all, NULL);
-        for (int s = 1; s < 32; s++)
-            signal(s, SIG_DFL);
-        setsid();
-        for (int i = 0; i < 3; i++)
-            if (r->fds[i] != i && dup2(r->fds[i], i) < 0)
-                goto child_fail_errno;
-        if (r->ctty)
-            ioctl(0, TIOCSCTTY, 0);
-        close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-        char emsg[512];
-        if (r->cwd && *r->cwd && chdir(r->cwd) < 0) {
-            sup_fmt(emsg, sizeof emsg, "working directory %s: %s", r->cwd, strerror(errno));
-            goto child_fail;
-        }
-        if ((!r->cwd || !*r->cwd) && chdir(u.home) < 0 && chdir("/") < 0)
-            goto child_fail_errno;
-        if (u.uid != 0 || u.gid != 0) {
-            gid_t groups[1] = {u.gid};
-            setgroups(1, groups);
-            if (setgid(u.gid) < 0 || setuid(u.uid) < 0) {
-                sup_fmt(emsg, sizeof emsg, "switching to user %s (uid %u): %s", u.name,
-                        (unsigned)u.uid, strerror(errno));
-                goto child_fail;
-            }
-        }
-        execve(shell, argv, env);
-        sup_fmt(emsg, sizeof emsg, "cannot run %s in the sandbox: %s", shell, strerror(errno));
-        goto child_fail;
-    child_fail_errno:
-        sup_fmt(emsg, sizeof emsg, "setting up stdio: %s", strerror(errno));
-    child_fail:
-        if (write(ep[1], emsg, strlen(emsg)) < 0) {
-        }
-        _exit(127);
-    }
-    free(env);
-    close(ep[1]);
-    if (pid < 0) {
-        close(ep[0]);
-        sup_fmt(msg, len, "fork: %s", strerror(errno));
-        return -1;
-    }
-    ssize_t got;
-    do {
-        got = read(ep[0], msg, len - 1);
-    } while (got < 0 && errno == EINTR);
-    close(ep[0]);
-    if (got > 0) {
-        msg[got] = '\0';
-        waitpid(pid, NULL, 0);
-        return -1;
-    }
-    return pid;
-}
-
-/* Parses an LP_EXEC/LP_PTY_OPEN payload: shell, cmd, cwd, user, env... */
-static int parse_spawn(const struct lp_frame *f, struct spawn_req *r, const char **strs, size_t max)
-{
-    memset(r, 0, sizeof *r);
-    size_t n = lp_unpack(f->payload ? f->payload : "", f->h.len, strs, max);
-    if (n < 4)
-        return -1;
-    r->shell = strs[0];
-    r->cmd = strs[1];
-    r->cwd = strs[2];
-    r->user = strs[3];
-    r->env = strs + 4;
-    r->nenv = n - 4;
-    r->login = (f->h.flags & LP_F_LOGIN) != 0;
-    r->clean_rc = (f->h.flags & LP_F_CLEAN_RC) != 0;
-    return 0;
-}
-
 static void handle_exec(struct conn *c, struct lp_frame *f)
 {
     const char *strs[1024];
     struct spawn_req r;
     char msg[512] = "";
-    if (f->nfds != 3 || parse_spawn(f, &r, strs, 1024) < 0) {
+    if (f->nfds != 3 || sup_parse_spawn(f, &r, strs, 1024) < 0) {
         send_error(c, EINVAL, "malformed exec request");
         return;
     }
@@ -462,7 +251,7 @@ static void handle_exec(struct conn *c, struct lp_frame *f)
         send_error(c, EAGAIN, "too many commands running in this sandbox");
         return;
     }
-    pid_t pid = spawn(&r, msg, sizeof msg);
+    pid_t pid = sup_spawn(&r, msg, sizeof msg);
     if (pid < 0) {
         proc_free(p);
         send_error(c, ENOEXEC, "%s", msg);
@@ -485,7 +274,7 @@ static void handle_pty_open(struct conn *c, struct lp_frame *f)
     const char *strs[1024];
     struct spawn_req r;
     char msg[512] = "";
-    if (parse_spawn(f, &r, strs, 1024) < 0) {
+    if (sup_parse_spawn(f, &r, strs, 1024) < 0) {
         send_error(c, EINVAL, "malformed pty request");
         return;
     }
@@ -510,7 +299,7 @@ static void handle_pty_open(struct conn *c, struct lp_frame *f)
     }
     r.fds[0] = r.fds[1] = r.fds[2] = slave;
     r.ctty = 1;
-    pid_t pid = spawn(&r, msg, sizeof msg);
+    pid_t pid = sup_spawn(&r, msg, sizeof msg);
     close(slave);
     if (pid < 0) {
         close(master);
@@ -598,83 +387,11 @@ static struct proc *exec_of(struct conn *c)
     return NULL;
 }
 
-/* The processes descended from root, found by the parent links in this namespace's /proc, into
- * out (at most max); returns how many. */
-static int descendants(pid_t root, pid_t *out, int max)
-{
-    enum { MAXP = 4096 };
-    static pid_t pid[MAXP], ppid[MAXP];
-    int n = 0, found = 0;
-    DIR *d = opendir("/proc");
-    if (!d)
-        return 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < MAXP) {
-        char path[64], buf[512];
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t r = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        char *paren = r > 0 ? (buf[r] = '\0', strrchr(buf, ')')) : NULL;
-        int pp;
-        if (paren && sscanf(paren + 1, " %*c %d", &pp) == 1) {
-            pid[n] = (pid_t)atoi(e->d_name);
-            ppid[n++] = (pid_t)pp;
-        }
-    }
-    closedir(d);
-    static unsigned char taken[MAXP];
-    memset(taken, 0, (size_t)n);
-    for (bool more = true; more && found < max;) { /* children of root or of one taken */
-        more = false;
-        for (int i = 0; i < n && found < max; i++) {
-            bool child = !taken[i] && ppid[i] == root;
-            for (int k = 0; !taken[i] && !child && k < n; k++)
-                child = taken[k] && pid[k] == ppid[i];
-            if (child) {
-                taken[i] = 1;
-                out[found++] = pid[i];
-                more = true;
-            }
-        }
-    }
-    return found;
-}
-
-/* Kills a command for good: its process group and every process descended from it, so that
- * children which moved to a session or group of their own (setsid, set -m) go too. They are
- * stopped first, while their parents still hold them (a killed parent hands its children to
- * the init, where they could no longer be told from other commands'), until no new one
- * appears; then all are killed. Orphans that a double fork handed to the init before this
- * runs are left. */
-static void kill_tree(pid_t root)
-{
-    enum { MAXK = 4096 };
-    static pid_t procs_of[MAXK];
-    int n = 0;
-    kill(-root, SIGSTOP);
-    for (int round = 0; round < 8; round++) {
-        int before = n;
-        n = descendants(root, procs_of, MAXK);
-        for (int i = 0; i < n; i++)
-            kill(procs_of[i], SIGSTOP);
-        if (n == before)
-            break;
-    }
-    kill(-root, SIGKILL);
-    for (int i = 0; i < n; i++)
-        kill(procs_of[i], SIGKILL);
-}
-
 static void end_session(struct proc *p)
 {
     if (!p->exited) {
         kill(-p->pid, SIGHUP);
-        kill_tree(p->pid);
+        sup_kill_tree(p->pid);
     }
     p->owner = NULL;
     p->keep = 0;
@@ -696,7 +413,7 @@ static void handle_frame(struct conn *c, struct lp_frame *f)
             send_error(c, EINVAL, "kill request: signal %lld is not 1..64", (long long)f->h.a);
         } else if ((p = exec_of(c)) != NULL || (p = session_of(c)) != NULL) {
             if (f->h.a == SIGKILL)
-                kill_tree(p->pid);
+                sup_kill_tree(p->pid);
             else
                 kill(-p->pid, (int)f->h.a);
         }
@@ -743,7 +460,7 @@ static void conn_close(struct conn *c)
         p->owner = NULL;
         if (p->kind == PK_EXEC) {
             /* The client went away (timeout or crash): its command goes with it. */
-            kill_tree(p->pid);
+            sup_kill_tree(p->pid);
         } else if (p->kind == PK_PTY && !p->keep) {
             end_session(p);
         }
