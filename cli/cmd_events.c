@@ -159,8 +159,7 @@ static int follow(sm_cli *cli, cli_call *c)
         fflush(cli->out);
         if (ferror(cli->out))
             break; /* the reader went away */
-        struct timespec ts = {0, 200 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+        sm_sleep_s(0.2, NULL);
     }
     sm_strtab_clear(&seen);
     sm_journal_follower_free(jf);

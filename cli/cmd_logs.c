@@ -162,12 +162,6 @@ static bool ended(sm_sandbox *s)
     return st == SM_STATUS_STOPPED || st == SM_STATUS_ERROR || st == SM_STATUS_UNKNOWN;
 }
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
 /* Prints what is kept from now on: the entrypoint's new bytes and each exec as it is kept. */
 static void follow(sm_cli *cli, sm_sandbox *s, const char *prov, const char *id, long long off,
                    unsigned long long ino, int last_exec)
@@ -198,7 +192,7 @@ static void follow(sm_cli *cli, sm_sandbox *s, const char *prov, const char *id,
             break;
         last_round = ended(s); /* one more round for what came with the end */
         if (!last_round)
-            sleep_s(0.2);
+            sm_sleep_s(0.2, NULL);
     }
 }
 

@@ -132,13 +132,6 @@ static void print_tick(sm_cli *cli, const sm_fleet *fleet)
     fflush(cli->out);
 }
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (!stop && nanosleep(&ts, &ts) < 0) {
-    }
-}
-
 static void top_init(void *args)
 {
     top_args *a = args;
@@ -175,7 +168,7 @@ static int cmd_top(sm_cli *cli, cli_call *c)
         if (tick > 0)
             print_tick(cli, fleet);
         if (a->count == 0 || tick < a->count)
-            sleep_s(a->interval);
+            sm_sleep_s(a->interval, &stop);
     }
     sigaction(SIGINT, &old, NULL);
     sm_fleet_free(fleet);

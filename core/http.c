@@ -311,13 +311,6 @@ static double backoff(const sm_http *c, int attempt)
     return d * jitter;
 }
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
-}
-
 bool sm_http_never_reached(CURLcode cc)
 {
     return cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
@@ -437,7 +430,7 @@ int sm_http_do(sm_http *c, const sm_http_req *r, sm_http_resp *resp, sm_error *e
         }
         if (!retry)
             break;
-        sleep_s(backoff(c, attempt));
+        sm_sleep_s(backoff(c, attempt), NULL);
     }
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL); /* errbuf is about to go out of scope */
     pool_put(c, h);

@@ -86,6 +86,15 @@ double sm_now_mono(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+void sm_sleep_s(double s, volatile sig_atomic_t *stop)
+{
+    if (s <= 0)
+        return;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !(stop && *stop)) {
+    }
+}
+
 double sm_now_wall(void)
 {
     struct timespec ts;

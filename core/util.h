@@ -3,6 +3,7 @@
 #ifndef SM_UTIL_H
 #define SM_UTIL_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,6 +25,8 @@ char *xvasprintf(const char *fmt, va_list ap);
 /* Time: monotonic seconds for durations, wall-clock seconds (UTC epoch) for records. */
 double sm_now_mono(void);
 double sm_now_wall(void);
+/* Sleeps s seconds, resuming after signals, until done or (stop not NULL) *stop is set. */
+void sm_sleep_s(double s, volatile sig_atomic_t *stop);
 /* Formats an epoch time as RFC 3339 UTC with milliseconds into buf (>= 32 bytes). */
 void sm_format_time(double epoch, char *buf, size_t len);
 /* Parses RFC 3339 (as written by sm_format_time); returns -1 on error. */
