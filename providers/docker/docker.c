@@ -122,6 +122,46 @@ static int docker_resume(sm_provider *p, sm_handle *h, sm_error *err)
     return pause_resume(p, h, false, err);
 }
 
+/* Every operation holds one of the provider's exec.concurrency slots while it runs
+ * (docker_slot_enter): the seed bounds all its engine calls so, not only execs. */
+#define SLOTTED(name, params, args)                                                                \
+    static int slotted_##name params                                                               \
+    {                                                                                              \
+        docker_provider *dp = p->impl;                                                             \
+        docker_slot_enter(dp);                                                                     \
+        int rc = docker_##name args;                                                               \
+        docker_slot_leave(dp);                                                                     \
+        return rc;                                                                                 \
+    }
+SLOTTED(create, (sm_provider * p, const sm_spec *spec, sm_handle **out, sm_error *err),
+        (p, spec, out, err))
+SLOTTED(exec,
+        (sm_provider * p, sm_handle *h, const sm_exec_request *req, sm_exec_result *res,
+         sm_error *err),
+        (p, h, req, res, err))
+SLOTTED(upload,
+        (sm_provider * p, sm_handle *h, const char *local, const char *remote, sm_error *err),
+        (p, h, local, remote, err))
+SLOTTED(download,
+        (sm_provider * p, sm_handle *h, const char *remote, const char *local, sm_error *err),
+        (p, h, remote, local, err))
+SLOTTED(status, (sm_provider * p, sm_handle *h, sm_sandbox_info *info, sm_error *err),
+        (p, h, info, err))
+SLOTTED(close, (sm_provider * p, sm_handle *h, sm_error *err), (p, h, err))
+SLOTTED(pty_open,
+        (sm_provider * p, sm_handle *h, const sm_pty_spec *spec, sm_pty **out, sm_error *err),
+        (p, h, spec, out, err))
+SLOTTED(endpoint, (sm_provider * p, sm_handle *h, int port, sm_endpoint *out, sm_error *err),
+        (p, h, port, out, err))
+SLOTTED(list,
+        (sm_provider * p, const sm_list_filter *f, sm_sandbox_info **out, size_t *n, sm_error *err),
+        (p, f, out, n, err))
+SLOTTED(stats, (sm_provider * p, sm_handle *h, sm_sample *s, sm_error *err), (p, h, s, err))
+SLOTTED(connect, (sm_provider * p, const cJSON *desc, sm_handle **out, sm_error *err),
+        (p, desc, out, err))
+SLOTTED(pause, (sm_provider * p, sm_handle *h, sm_error *err), (p, h, err))
+SLOTTED(resume, (sm_provider * p, sm_handle *h, sm_error *err), (p, h, err))
+
 const sm_provider_ops sm_docker_provider_ops = {
     .name = "docker",
     .summary = "containers of a Docker engine (or podman's service) over its REST API",
@@ -130,20 +170,20 @@ const sm_provider_ops sm_docker_provider_ops = {
     .config_keys = docker_config_keys,
     .init = docker_init,
     .destroy = docker_destroy,
-    .create = docker_create,
-    .exec = docker_exec,
-    .upload = docker_upload,
-    .download = docker_download,
-    .status = docker_status,
-    .close = docker_close,
+    .create = slotted_create,
+    .exec = slotted_exec,
+    .upload = slotted_upload,
+    .download = slotted_download,
+    .status = slotted_status,
+    .close = slotted_close,
     .handle_free = docker_handle_free,
-    .pty_open = docker_pty_open,
-    .endpoint = docker_endpoint,
-    .list = docker_list,
-    .stats = docker_stats,
+    .pty_open = slotted_pty_open,
+    .endpoint = slotted_endpoint,
+    .list = slotted_list,
+    .stats = slotted_stats,
     .serialize = docker_serialize,
-    .connect = docker_connect,
-    .pause = docker_pause,
-    .resume = docker_resume,
+    .connect = slotted_connect,
+    .pause = slotted_pause,
+    .resume = slotted_resume,
     .describe = docker_describe,
 };

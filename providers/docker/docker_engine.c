@@ -98,7 +98,7 @@ int docker_engine_new(const cJSON *config, docker_provider **out, sm_error *err)
     docker_provider *dp = xcalloc(1, sizeof *dp);
     pthread_mutex_init(&dp->lock, NULL);
     int rc = docker_cfg_parse(config, &dp->cfg, err);
-    sem_init(&dp->exec_slots, 0, rc == SM_OK ? (unsigned)dp->cfg.concurrency : 1);
+    sem_init(&dp->slots, 0, rc == SM_OK ? (unsigned)dp->cfg.concurrency : 1);
     if (rc == SM_OK)
         rc = build_client(dp, err);
     if (rc == SM_OK && dp->cfg.api_version)
@@ -122,8 +122,35 @@ void docker_engine_free(docker_provider *dp)
     docker_cfg_free(&dp->cfg);
     free(dp->tcp_host);
     pthread_mutex_destroy(&dp->lock);
-    sem_destroy(&dp->exec_slots);
+    sem_destroy(&dp->slots);
     free(dp);
+}
+
+static _Thread_local docker_provider *slot_of; /* the provider whose slot this thread holds */
+static _Thread_local int slot_depth;
+
+void docker_slot_enter(docker_provider *dp)
+{
+    if (slot_of == dp && slot_depth > 0) {
+        slot_depth++;
+        return;
+    }
+    if (slot_depth > 0) /* another provider's slot: one level only (nothing nests deeper) */
+        return;
+    while (sem_wait(&dp->slots) != 0)
+        ;
+    slot_of = dp;
+    slot_depth = 1;
+}
+
+void docker_slot_leave(docker_provider *dp)
+{
+    if (slot_of != dp || slot_depth == 0)
+        return;
+    if (--slot_depth == 0) {
+        slot_of = NULL;
+        sem_post(&dp->slots);
+    }
 }
 
 /* The API version: the configured one, else what the engine says in /_ping's Api-Version

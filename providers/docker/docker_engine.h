@@ -30,10 +30,18 @@ typedef struct docker_provider {
     sm_http *http;
     bool tls;
     pthread_mutex_t lock;
-    sem_t exec_slots; /* exec.concurrency: execs talking to the engine at once */
-    char api[16];     /* "1.41" once known */
-    char *tcp_host;   /* the engine's host for endpoints on wildcard addresses (TCP only) */
+    sem_t slots;    /* exec.concurrency: engine calls of this provider at once */
+    char api[16];   /* "1.41" once known */
+    char *tcp_host; /* the engine's host for endpoints on wildcard addresses (TCP only) */
 } docker_provider;
+
+/* exec.concurrency, as the seed's semaphore on its docker CLI calls: every operation of the
+ * provider (create, exec, status, stats, list, transfer, close, a PTY session's resize, signal
+ * and exit, ...) holds one slot while it talks to the engine. A thread that already holds a
+ * slot of dp does not take another (an exec's timeout runs a kill exec within its slot), so
+ * nesting cannot deadlock. */
+void docker_slot_enter(docker_provider *dp);
+void docker_slot_leave(docker_provider *dp);
 
 /* Parses a config block and builds its client (nothing is sent yet). *out is owned by the
  * caller (docker_engine_free); on failure SM_ERR_CONFIG naming the key. */

@@ -149,9 +149,6 @@ int docker_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exe
                     .stdin_fd = req->stdin_fd,
                     .out = &out,
                     .errb = &errb};
-    /* exec.concurrency bounds this provider's execs at the engine, as the seed's semaphore */
-    while (sem_wait(&dp->exec_slots) != 0)
-        ;
     /* The handle's exec helper when it can run the command as an exec would (it knows no
      * extra exec flags and reads no stdin of ours); else (and for a handle's first command)
      * an exec instance. */
@@ -164,12 +161,17 @@ int docker_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exe
             r.timeout_s = 0.01;
         rc = docker_exec_run(dp, h->id, &r, err);
     }
-    sem_post(&dp->exec_slots);
     free(auto_sh);
     sm_failure *f = &res->failure;
     snprintf(f->operation, sizeof f->operation, "exec");
     snprintf(f->sandbox_id, sizeof f->sandbox_id, "%s", h->id);
     snprintf(f->provider, sizeof f->provider, "docker");
+    for (int i = 0; i < 2; i++)
+        if (r.dropped[i])
+            sm_strbuf_printf(&errb,
+                             "\nsandman: the command's %s was cut at %u MiB (%zu bytes "
+                             "dropped)\n",
+                             i ? "stderr" : "stdout", DOCKER_CAPTURE_MAX >> 20, r.dropped[i]);
     if (req->stdout_fd < 0) {
         res->out_len = out.len;
         res->out = sm_strbuf_take(&out);

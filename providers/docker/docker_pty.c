@@ -11,6 +11,7 @@
 
 #include "core/pty.h"
 #include "core/util.h"
+#include "providers/docker/docker_args.h"
 #include "providers/docker/docker_run.h"
 
 #define EXIT_WAIT_S 5.0 /* how long an ended exec may still say Running */
@@ -46,7 +47,10 @@ static void reached_eof(dpty *t)
     t->eof = true;
     sm_error e;
     sm_error_clear(&e);
-    if (docker_exec_exit_code(t->dp, t->eid, EXIT_WAIT_S, &t->code, &e) == SM_OK) {
+    docker_slot_enter(t->dp);
+    int rc = docker_exec_exit_code(t->dp, t->eid, EXIT_WAIT_S, &t->code, &e);
+    docker_slot_leave(t->dp);
+    if (rc == SM_OK) {
         t->exited = true;
     } else {
         t->broken = true;
@@ -149,7 +153,9 @@ static int resize_exec(docker_provider *dp, const char *eid, int rows, int cols,
     char *path = xasprintf("/exec/%s/resize?h=%d&w=%d", eid, rows, cols);
     int status = 0;
     cJSON *reply = NULL;
+    docker_slot_enter(dp);
     int rc = docker_call(dp, "POST", path, NULL, 30, false, &status, &reply, err);
+    docker_slot_leave(dp);
     free(path);
     /* Docker answers 200, podman 201. */
     if (rc == SM_OK && status != 200 && status != 201 && status != 204)
@@ -172,7 +178,9 @@ static int dpty_signal(sm_pty *p, int sig, sm_error *err)
     dpty *t = p->impl;
     if (t->eof)
         return SM_OK;
+    docker_slot_enter(t->dp);
     int rc = docker_kill_marked(t->dp, t->cid, t->marker, t->eid, false, sig, err);
+    docker_slot_leave(t->dp);
     if (rc != SM_OK && err)
         err->failure.kind = SM_FAIL_PTY_ERROR;
     return rc;
@@ -233,7 +241,9 @@ static void dpty_close(sm_pty *p)
     dpty *t = p->impl;
     if (!t->eof && t->eid[0]) {
         sm_http_conn_shutdown_write(t->conn);
+        docker_slot_enter(t->dp);
         docker_kill_marked(t->dp, t->cid, t->marker, t->eid, false, SIGKILL, NULL);
+        docker_slot_leave(t->dp);
     }
     dpty_free(t);
 }
@@ -266,17 +276,28 @@ int docker_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pt
     t->base.impl = t;
     t->base.mode = spec->pty ? SM_PTY_MODE_PTY : SM_PTY_MODE_PIPE;
 
-    const char *shell = dp->cfg.keepalive_shell;
-    /* No command: the image's bash when it has one (a nicer prompt), else the shell. */
+    /* The shell as a plain exec has it: exec.exec_shell when set (the session's shell, and the
+     * shell of a given command), else bash when the image has it, else sh (a command) or the
+     * keep-alive shell (an interactive session). */
+    const char *pinned = dp->cfg.exec_shell;
+    const char *shell = pinned ? pinned : dp->cfg.keepalive_shell;
+    char *qsh = sm_shell_quote(shell);
     char *login =
-        xasprintf("if command -v bash >/dev/null 2>&1; then exec bash; fi; exec %s", shell);
+        pinned ? xasprintf("exec %s", qsh)
+               : xasprintf("if command -v bash >/dev/null 2>&1; then exec bash; fi; exec %s", qsh);
+    char *qcmd = spec->command ? sm_shell_quote(spec->command) : NULL;
+    char *run = !spec->command ? xstrdup(login)
+                : pinned       ? xstrdup(spec->command)
+                               : xasprintf("set -- %s; " DOCKER_AUTO_SHELL, qcmd);
+    free(qcmd);
+    free(qsh);
     int rows = spec->rows > 0 ? spec->rows : 24, cols = spec->cols > 0 ? spec->cols : 80;
     /* The terminal's size, set inside before anything runs: engines below API 1.42 ignore
      * ConsoleSize, and a resize request right after start races with the first output (podman
      * applies it asynchronously through conmon). */
-    char *cmdline = spec->pty ? xasprintf("stty rows %d cols %d 2>/dev/null; %s", rows, cols,
-                                          spec->command ? spec->command : login)
-                              : xstrdup(spec->command ? spec->command : login);
+    char *cmdline = spec->pty ? xasprintf("stty rows %d cols %d 2>/dev/null; %s", rows, cols, run)
+                              : xstrdup(run);
+    free(run);
     cJSON *body = cJSON_CreateObject();
     cJSON_AddBoolToObject(body, "AttachStdin", true);
     cJSON_AddBoolToObject(body, "AttachStdout", true);
@@ -300,7 +321,14 @@ int docker_pty_open(sm_provider *p, sm_handle *h, const sm_pty_spec *spec, sm_pt
         cJSON_AddItemToArray(cs, cJSON_CreateNumber(rows));
         cJSON_AddItemToArray(cs, cJSON_CreateNumber(cols));
     }
-    int rc = docker_exec_create(dp, h->id, body, t->eid, sizeof t->eid, err);
+    /* exec.extra_exec_args after the session's own fields, as for a plain exec */
+    int rc = SM_OK;
+    if (dp->cfg.extra_exec_args &&
+        docker_args_exec(dp->cfg.extra_exec_args, "docker.exec.extra_exec_args", body, NULL, err) !=
+            SM_OK)
+        rc = SM_ERR_INVALID;
+    if (rc == SM_OK)
+        rc = docker_exec_create(dp, h->id, body, t->eid, sizeof t->eid, err);
     cJSON_Delete(body);
     free(login);
     free(cmdline);

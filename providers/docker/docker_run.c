@@ -38,10 +38,15 @@ bool docker_run_sink(void *ud, unsigned stream, const char *data, size_t len)
     bool out = stream == 1 || stream == 0;
     int fd = out ? r->stdout_fd : r->stderr_fd;
     sm_strbuf *b = out ? r->out : r->errb;
-    if (fd >= 0)
+    if (fd >= 0) {
         write_all(fd, data, len);
-    else if (b)
-        sm_strbuf_append(b, data, len);
+    } else if (b) {
+        size_t keep = b->len < DOCKER_CAPTURE_MAX ? DOCKER_CAPTURE_MAX - b->len : 0;
+        if (keep > len)
+            keep = len;
+        sm_strbuf_append(b, data, keep);
+        r->dropped[out ? 0 : 1] += len - keep;
+    }
     return true;
 }
 
@@ -159,12 +164,59 @@ static int wait_exit(docker_provider *dp, const char *cid, const char *marker, c
     return rc;
 }
 
+/* With stdin, the command runs under a wrapper that, once the command ended, writes a marker (a
+ * nonce, $0) on stderr and then reads what is left of the input until it ends: podman loses
+ * the command's output (the stream ends with "read unixpacket ...: connection reset by peer")
+ * when the exec ends while input that nobody read is still queued at conmon, which is what an
+ * endless input (`yes | sandman exec ID -- head -2`) always left. Seeing the marker, sandman
+ * stops sending and half-closes; the exit status is still the command's (exec inspect). */
+#define STDIN_WRAP                                                                                 \
+    "\"$@\"; r=$?; printf %s \"$0\" >&2; cat >/dev/null 2>&1 || while read -r _; do :; done; "     \
+    "exit $r"
+
+typedef struct stdin_end {
+    docker_run *r;
+    char mark[48];
+    size_t mlen;
+    sm_strbuf held; /* stderr not yet passed on: it may be the start of the marker */
+    bool seen;
+} stdin_end;
+
+static bool stdin_end_sink(void *ud, unsigned stream, const char *data, size_t len)
+{
+    stdin_end *se = ud;
+    if (se->seen || (stream != 2 && stream != 3))
+        return docker_run_sink(se->r, stream, data, len);
+    sm_strbuf_append(&se->held, data, len);
+    const char *hit = memmem(se->held.data, se->held.len, se->mark, se->mlen);
+    size_t emit;
+    if (hit) {
+        docker_run_sink(se->r, 2, se->held.data, (size_t)(hit - se->held.data));
+        emit = (size_t)(hit - se->held.data) + se->mlen;
+        se->seen = true;
+        size_t rest = se->held.len - emit;
+        if (rest)
+            docker_run_sink(se->r, 2, se->held.data + emit, rest);
+        sm_strbuf_reset(&se->held);
+        return true;
+    }
+    emit = se->held.len > se->mlen - 1 ? se->held.len - (se->mlen - 1) : 0;
+    if (emit) {
+        docker_run_sink(se->r, 2, se->held.data, emit);
+        memmove(se->held.data, se->held.data + emit, se->held.len - emit);
+        se->held.len -= emit;
+        se->held.data[se->held.len] = '\0';
+    }
+    return true;
+}
+
 /* An exec with stdin: the start call hijacks the connection; the caller's input goes up it
  * (our copy: the caller's descriptor never leaves this process) and its end half-closes the
  * stream, which the command reads as end of file; output comes down multiplexed until the
  * engine closes it. left: the budget (0 = none); running out sets r->timed_out. */
 static int run_with_stdin(docker_provider *dp, const char *cid, const char *path, const char *start,
-                          docker_demux *dm, docker_run *r, double left, sm_error *err)
+                          docker_demux *dm, stdin_end *se, docker_run *r, double left,
+                          sm_error *err)
 {
     sm_http_conn *k = NULL;
     int status = 0;
@@ -202,12 +254,21 @@ static int run_with_stdin(docker_provider *dp, const char *cid, const char *path
         }
         if (pf[0].revents) {
             size_t got = 0;
-            if (sm_http_conn_recv(k, buf, sizeof buf, 0, &got, NULL) == SM_OK && got == 0)
-                break;
+            int rr = sm_http_conn_recv(k, buf, sizeof buf, 0, &got, NULL);
+            if ((rr == SM_OK && got == 0) || (rr != SM_OK && rr != SM_ERR_TIMEOUT))
+                break; /* the end, or a broken stream (which would otherwise spin here) */
             if (got)
                 docker_demux_feed(dm, buf, got);
+            if (se->seen && in_open) {
+                /* the command ended: what it did not read is not sent */
+                in_open = false;
+                sm_http_conn_shutdown_write(k);
+            }
         }
     }
+    if (se->held.len) /* never the marker: the command's own stderr */
+        docker_run_sink(r, 2, se->held.data, se->held.len);
+    sm_strbuf_reset(&se->held);
     sm_http_conn_close(k);
     return SM_OK;
 }
@@ -217,6 +278,7 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
     double t0 = sm_now_mono();
     r->code = -1;
     r->timed_out = false;
+    r->dropped[0] = r->dropped[1] = 0;
     char marker[17];
     sm_random_hex(marker, 16);
     cJSON *body = cJSON_CreateObject();
@@ -225,6 +287,16 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
     cJSON_AddBoolToObject(body, "AttachStderr", true);
     cJSON_AddBoolToObject(body, "Tty", false);
     cJSON *cmd = cJSON_AddArrayToObject(body, "Cmd");
+    stdin_end se = {.r = r};
+    if (r->with_stdin) {
+        char nonce[17];
+        sm_random_hex(nonce, 16);
+        se.mlen = (size_t)snprintf(se.mark, sizeof se.mark, "<sandman-input-done-%s>", nonce);
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(dp->cfg.keepalive_shell));
+        cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(STDIN_WRAP));
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(se.mark));
+    }
     for (size_t i = 0; r->argv[i]; i++)
         cJSON_AddItemToArray(cmd, cJSON_CreateString(r->argv[i]));
     cJSON_AddItemToObject(body, "Env", docker_exec_env(r->env, marker, NULL));
@@ -254,7 +326,10 @@ int docker_exec_run(docker_provider *dp, const char *cid, docker_run *r, sm_erro
     if (r->timeout_s > 0 && left < 0.01)
         left = 0.01;
     if (r->with_stdin) {
-        rc = run_with_stdin(dp, cid, path, start_body, &dm, r, left, err);
+        dm.sink = stdin_end_sink;
+        dm.ud = &se;
+        rc = run_with_stdin(dp, cid, path, start_body, &dm, &se, r, left, err);
+        sm_strbuf_free(&se.held);
         free(path);
         if (rc != SM_OK || r->timed_out) {
             if (r->timed_out)

@@ -19,6 +19,11 @@
 #define DOCKER_AUTO_SHELL                                                                          \
     "if command -v bash >/dev/null 2>&1; then exec bash -c \"$1\"; fi; exec sh -c \"$1\""
 
+/* Output kept in memory per stream (exec -o json, the dashboard), as the local provider keeps
+ * it: a command that prints without end must not make this process grow until its timeout.
+ * What comes after is counted in docker_run.dropped, not kept. Streamed output (fds) is not cut. */
+#define DOCKER_CAPTURE_MAX (16u << 20)
+
 /* One command in a container, demultiplexed. argv is the process; env entries are "K=V".
  * Output goes to the fds when >= 0, else into out/errb (which may be NULL to drop it). */
 typedef struct docker_run {
@@ -35,6 +40,7 @@ typedef struct docker_run {
     /* results */
     int code;
     bool timed_out;
+    size_t dropped[2]; /* bytes past DOCKER_CAPTURE_MAX: stdout, stderr */
 } docker_run;
 
 /* Runs r as one exec instance. SM_OK when the command ran (its code in r->code, r->timed_out
