@@ -1,4 +1,4 @@
-# sandman gc on the docker provider against a real engine (a private podman service, or
+# sandman gc and endpoint on the docker provider against a real engine (a private podman service, or
 # SANDMAN_DOCKER_HOST): containers are chosen by label (a run's, an owner claim whose creator
 # is gone, a NeMo Gym container made without sandman) and by their end; a container neither
 # sandman nor NeMo Gym made is never removed, not even by --all; removed containers are gone
@@ -85,5 +85,24 @@ expect_eq "gc --all exits 0" 0 "$RC"
 expect_eq "it removes the rest of sandman's" "$(sorted "$FRESH" "$OWNED_ALIVE")" "$(first_words "$OUT")"
 check "and never the foreign container" exists "$FOREIGN"
 api DELETE "/containers/$FOREIGN?force=1" >/dev/null
+
+# ---- endpoint: the published port, on loopback; an undeclared port refused
+printf 'dknet:\n  docker:\n    host: %s\n  default_metadata:\n    sandman-test-run: "%s"\n' \
+    "$DOCKER_TEST_HOST" "$DOCKER_TEST_RUN" >>"$SANDMAN_CONFIG"
+run "$SANDMAN" -p dknet create -i "$IMG" --port 8080
+expect_eq "create with a declared port" 0 "$RC"
+WEB=$OUT
+"$SANDMAN" -p dknet exec "$WEB" -- 'mkdir -p /www && echo from-docker >/www/index.html && httpd -p 8080 -h /www' >/dev/null
+run "$SANDMAN" -p dknet endpoint "$WEB" 8080
+expect_match "endpoint prints the published port on the host's loopback" '^http://127\.0\.0\.1:[0-9]+$' "$OUT"
+URL=$OUT
+serves() { [ "$(curl -s --max-time 2 "$URL/index.html")" = from-docker ]; }
+check "the container's server answers through it" wait_until 30 serves
+run "$SANDMAN" -p dknet endpoint "$WEB" 9999
+expect_eq "an undeclared port is refused (bad input)" 2 "$RC"
+expect_match "naming the declared one" "port 9999 was not declared.*declared: 8080" "$ERR"
+run "$SANDMAN" -p dknet endpoint "$WEB"
+expect_match "endpoint ID lists the declared port" "^8080 +$URL\$" "$OUT"
+"$SANDMAN" -p dknet rm "$WEB" >/dev/null
 
 finish
