@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "core/cast.h"
+#include "core/gc.h"
 #include "core/util.h"
 
 enum {
@@ -357,6 +358,7 @@ static int cmd_shell(sm_cli *cli, cli_call *c)
         if (a->spec.ttl_s < 0)
             a->spec.ttl_s = 1800; /* as NeMo Gym's shell: a forgotten one ends by itself */
         sm_map_set(&a->spec.metadata, "purpose", "interactive-shell");
+        sm_gc_claim(&a->spec.metadata); /* removed on exit; if we die first, gc --orphaned */
         s = sm_sandbox_new(c->provider, false);
         if (sm_sandbox_start(s, &a->spec, &err) != SM_OK) {
             status = cli_fail(cli, &err);

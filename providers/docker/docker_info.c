@@ -325,6 +325,36 @@ int docker_endpoint(sm_provider *p, sm_handle *h, int port, sm_endpoint *out, sm
         }
     }
     if (!hport) {
+        /* Not declared (the container's exposed and bound ports): refused as bad input,
+         * naming the declared ones, as the facade does for a handle that holds the spec. */
+        int declared[64];
+        size_t nd = 0;
+        bool is_declared = false;
+        const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(insp, "Config");
+        const cJSON *sets[] = {
+            cJSON_GetObjectItemCaseSensitive(cfg, "ExposedPorts"),
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(insp, "HostConfig"),
+                                             "PortBindings"),
+            ports};
+        for (size_t k = 0; k < SM_ARRAY_LEN(sets); k++) {
+            const cJSON *it;
+            cJSON_ArrayForEach(it, sets[k])
+            {
+                int n = it->string ? atoi(it->string) : 0;
+                bool seen = false;
+                for (size_t i = 0; i < nd; i++)
+                    seen |= declared[i] == n;
+                if (n > 0 && strstr(it->string, "/tcp") && !seen && nd < SM_ARRAY_LEN(declared))
+                    declared[nd++] = n;
+                is_declared |= n == port;
+            }
+        }
+        if (!is_declared) {
+            char msg[400];
+            sm_ports_undeclared_msg(port, declared, nd, msg, sizeof msg);
+            cJSON_Delete(insp);
+            return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST, "%s", msg);
+        }
         rc = sm_error_set(err, SM_ERR_NOT_FOUND, SM_FAIL_INVALID_REQUEST,
                           "port %d of sandbox %.12s is not published%s (declare it with --port "
                           "when creating the sandbox)",

@@ -25,6 +25,7 @@
 #include "core/util.h"
 #include "providers/local/launch.h"
 #include "providers/local/local.h"
+#include "providers/local/net.h"
 #include "providers/local/local_provider.h"
 
 static const char *const config_keys[] = {"network",      "pids_limit",
@@ -125,9 +126,10 @@ static int local_init(sm_provider *p, const cJSON *config, sm_error *err)
     if (!rc && strcmp(lp->shell_rc, "clean") && strcmp(lp->shell_rc, "host"))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
                           "local.shell_rc must be clean or host, not '%s'", lp->shell_rc);
-    if (!rc && strcmp(lp->network, "none") && strcmp(lp->network, "host"))
+    if (!rc && strcmp(lp->network, "none") && strcmp(lp->network, "host") &&
+        strcmp(lp->network, "private"))
         rc = sm_error_set(err, SM_ERR_CONFIG, SM_FAIL_INVALID_REQUEST,
-                          "local.network must be none or host, not '%s'", lp->network);
+                          "local.network must be none, private or host, not '%s'", lp->network);
     char *unenforced = NULL;
     if (!rc)
         rc = sm_json_get_string(config, "unenforced_limits", &unenforced, "local", err);
@@ -433,6 +435,7 @@ static int destroy_sandbox(const char *id, sm_error *err)
             if (local_record_init_alive(&r))
                 kill(r.init_pid, SIGKILL);
         }
+        local_net_stop(r.dir); /* a link whose cgroups could not take it along */
         local_cg_remove(&r.cg);
         struct stat st;
         for (int c = 0; c < CG__COUNT && !left[0]; c++)
@@ -566,6 +569,8 @@ static int local_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm
             rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_CREATE_FAILED,
                               "creating a local sandbox failed: %s", msg);
     }
+    if (rc == SM_OK && !strcmp(lp->network, "private")) /* its link and ports (net.c) */
+        rc = local_net_start(dir, spec->ports, spec->nports, err);
     free(note);
     free(rootfs);
     if (rc != SM_OK) {
@@ -720,7 +725,7 @@ static int local_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *err
         c->init_pid = local_record_init_alive(&r) ? r.init_pid : 0;
         c->ended = r.ended;
         const char *net = sm_json_str(r.spec, "network");
-        c->no_net = !net || strcmp(net, "host") != 0;
+        c->no_net = !net || !strcmp(net, "none"); /* private: tap0 counts */
         local_record_free(&r);
         h->raw = c;
     }
@@ -767,21 +772,23 @@ static int local_endpoint(sm_provider *p, sm_handle *h, int port, sm_endpoint *o
             declared[nd++] = (int)it->valuedouble;
     }
     const char *net = sm_json_str(r.spec, "network");
-    bool host = net && !strcmp(net, "host");
+    bool host = net && !strcmp(net, "host"), priv = net && !strcmp(net, "private");
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    if (found && priv)
+        rc = local_net_endpoint(r.dir, h->id, port, url, sizeof url, err);
     local_record_free(&r);
     if (!found) {
         char msg[400];
         sm_ports_undeclared_msg(port, declared, nd, msg, sizeof msg);
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST, "%s", msg);
     }
-    if (!host)
+    if (!host && !priv)
         return sm_error_set(err, SM_ERR_UNSUPPORTED, SM_FAIL_INVALID_REQUEST,
-                            "sandbox %s has no network; set network: host in the local "
-                            "provider's config to reach its ports",
+                            "sandbox %s has no network; set network: private (or network: "
+                            "host) in the local provider's config to reach its ports",
                             h->id);
-    char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
-    return sm_endpoint_set(out, url, err);
+    return rc != SM_OK ? rc : sm_endpoint_set(out, url, err);
 }
 
 static cJSON *local_serialize(sm_provider *p, sm_handle *h)

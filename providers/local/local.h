@@ -52,7 +52,7 @@ typedef struct local_cg_layout {
 } local_cg_layout;
 
 typedef struct local_provider {
-    char *network; /* "none" or "host" */
+    char *network; /* "none", "private" or "host" */
     long pids_limit;
     char *image; /* default image */
     char *shell;
