@@ -58,7 +58,7 @@ static int gc_opt(sm_cli *cli, void *args, int id, const char *arg)
         sm_map_set(&a->labels, id == G_RUN ? SM_LABEL_RUN : SM_LABEL_USER, arg);
         return 0;
     case G_OLDER:
-        if (sm_gc_parse_duration(arg, &a->f.older_than_s) < 0 || !(a->f.older_than_s > 0))
+        if (sm_parse_duration(arg, &a->f.older_than_s) < 0 || !(a->f.older_than_s > 0))
             return cli_usage(cli,
                              "--older-than wants a duration such as 90s, 10m, 2h, 1d or 1w, "
                              "not '%s'",

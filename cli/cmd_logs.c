@@ -25,37 +25,6 @@ static const cli_opt logs_opts[] = {
     {NULL, 0, NULL, NULL, 0}};
 
 /* "90", "90s", "10m", "2h", "1d", "1h30m". */
-static int parse_duration(const char *s, double *out)
-{
-    double total = 0;
-    const char *p = s;
-    if (!*p)
-        return -1;
-    while (*p) {
-        char *end;
-        double v = strtod(p, &end);
-        if (end == p || v < 0)
-            return -1;
-        double unit = 1;
-        if (*end == 's')
-            end++;
-        else if (*end == 'm' && end[1] == 's')
-            unit = 0.001, end += 2;
-        else if (*end == 'm')
-            unit = 60, end++;
-        else if (*end == 'h')
-            unit = 3600, end++;
-        else if (*end == 'd')
-            unit = 86400, end++;
-        else if (*end)
-            return -1;
-        total += v * unit;
-        p = end;
-    }
-    *out = total;
-    return 0;
-}
-
 static int logs_opt(sm_cli *cli, void *args, int id, const char *arg)
 {
     logs_args *a = args;
@@ -63,7 +32,7 @@ static int logs_opt(sm_cli *cli, void *args, int id, const char *arg)
     case G_FOLLOW: a->follow = true; return 0;
     case G_LIST: a->list = true; return 0;
     case G_SINCE:
-        if (parse_duration(arg, &a->since) || !(a->since > 0))
+        if (sm_parse_duration(arg, &a->since) || !(a->since > 0))
             return cli_usage(cli, "--since wants a duration such as 30s, 10m, 2h or 1d, not '%s'",
                              arg);
         return 0;

@@ -79,37 +79,6 @@ int sm_gc_owner_gone(const char *token)
 
 /* ---------------------------------------------------------------- matching */
 
-int sm_gc_parse_duration(const char *s, double *out)
-{
-    double total = 0;
-    const char *p = s;
-    if (!p || !*p)
-        return -1;
-    while (*p) {
-        char *end;
-        double v = strtod(p, &end);
-        if (end == p || !(v >= 0) || *p == '+' || *p == '-')
-            return -1;
-        double unit = 1;
-        if (*end == 's')
-            end++;
-        else if (*end == 'm')
-            unit = 60, end++;
-        else if (*end == 'h')
-            unit = 3600, end++;
-        else if (*end == 'd')
-            unit = 86400, end++;
-        else if (*end == 'w')
-            unit = 7 * 86400, end++;
-        else if (*end)
-            return -1;
-        total += v * unit;
-        p = end;
-    }
-    *out = total;
-    return 0;
-}
-
 static bool ended(const sm_sandbox_info *i)
 {
     return i->status == SM_STATUS_STOPPED || i->status == SM_STATUS_ERROR;

@@ -55,9 +55,6 @@ void sm_gc_claim(sm_map *labels);
  * host, a malformed token). */
 int sm_gc_owner_gone(const char *token);
 
-/* "90", "90s", "10m", "2h", "1d", "1h30m" -> seconds. 0 or -1. */
-int sm_gc_parse_duration(const char *s, double *out);
-
 typedef struct sm_gc_item {
     char *id;
     char *why;        /* the reasons it matched */

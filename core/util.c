@@ -86,6 +86,39 @@ double sm_now_mono(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int sm_parse_duration(const char *s, double *out)
+{
+    double total = 0;
+    const char *p = s;
+    if (!p || !*p)
+        return -1;
+    while (*p) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !(v >= 0) || *p == '+' || *p == '-')
+            return -1;
+        double unit = 1;
+        if (*end == 's')
+            end++;
+        else if (*end == 'm' && end[1] == 's')
+            unit = 0.001, end += 2;
+        else if (*end == 'm')
+            unit = 60, end++;
+        else if (*end == 'h')
+            unit = 3600, end++;
+        else if (*end == 'd')
+            unit = 86400, end++;
+        else if (*end == 'w')
+            unit = 7 * 86400, end++;
+        else if (*end)
+            return -1;
+        total += v * unit;
+        p = end;
+    }
+    *out = total;
+    return 0;
+}
+
 void sm_sleep_s(double s, volatile sig_atomic_t *stop)
 {
     if (s <= 0)

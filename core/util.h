@@ -25,6 +25,9 @@ char *xvasprintf(const char *fmt, va_list ap);
 /* Time: monotonic seconds for durations, wall-clock seconds (UTC epoch) for records. */
 double sm_now_mono(void);
 double sm_now_wall(void);
+/* Parses a duration such as 90, 1.5s, 250ms, 10m, 2h30m, 3d or 1w into seconds (>= 0);
+ * -1 when it is not one. */
+int sm_parse_duration(const char *s, double *out);
 /* Sleeps s seconds, resuming after signals, until done or (stop not NULL) *stop is set. */
 void sm_sleep_s(double s, volatile sig_atomic_t *stop);
 /* Formats an epoch time as RFC 3339 UTC with milliseconds into buf (>= 32 bytes). */

@@ -196,18 +196,18 @@ static void test_foreign_containers_never(void **state)
 static void test_durations(void **state)
 {
     double d;
-    assert_int_equal(sm_gc_parse_duration("90", &d), 0);
+    assert_int_equal(sm_parse_duration("90", &d), 0);
     assert_true(d == 90);
-    assert_int_equal(sm_gc_parse_duration("1h30m", &d), 0);
+    assert_int_equal(sm_parse_duration("1h30m", &d), 0);
     assert_true(d == 5400);
-    assert_int_equal(sm_gc_parse_duration("2d", &d), 0);
+    assert_int_equal(sm_parse_duration("2d", &d), 0);
     assert_true(d == 172800);
-    assert_int_equal(sm_gc_parse_duration("1w", &d), 0);
+    assert_int_equal(sm_parse_duration("1w", &d), 0);
     assert_true(d == 604800);
-    assert_int_equal(sm_gc_parse_duration("", &d), -1);
-    assert_int_equal(sm_gc_parse_duration("-5m", &d), -1);
-    assert_int_equal(sm_gc_parse_duration("5y", &d), -1);
-    assert_int_equal(sm_gc_parse_duration("abc", &d), -1);
+    assert_int_equal(sm_parse_duration("", &d), -1);
+    assert_int_equal(sm_parse_duration("-5m", &d), -1);
+    assert_int_equal(sm_parse_duration("5y", &d), -1);
+    assert_int_equal(sm_parse_duration("abc", &d), -1);
 }
 
 int main(void)
