@@ -235,9 +235,13 @@ static bool private_mode(const rep_filter *f, int mode)
  * columns; the pane keeps its width) clears the screen, homes the cursor and resets the
  * margins, as the standard says; saving and restoring the cursor (DECSC/DECRC, modes 1048 and
  * 1049) takes the character sets along. */
-static void after_csi(rep_filter *f, char **out, size_t *n, size_t *cap)
+static void after_csi(tui_term *t, rep_filter *f, char **out, size_t *n, size_t *cap)
 {
     bool set = f->seq[f->seq_len - 1] == 'h';
+    if (private_mode(f, 7)) /* DECAWM, for the screen's resize */
+        tui_screen_set_autowrap(t->scr, set);
+    if (f->seq_len == 4 && !memcmp(f->seq + 2, "!p", 2)) /* DECSTR turns autowrap on */
+        tui_screen_set_autowrap(t->scr, true);
     if (private_mode(f, 3)) {
         static const char clear[] = "\033[r\033[H\033[2J";
         out_append(out, n, cap, clear, sizeof clear - 1);
@@ -411,7 +415,8 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
                     save_charsets(f);
                 else if (c == '8')
                     restore_charsets(f, out, n, cap);
-                else if (c == 'c') { /* RIS: ASCII everywhere */
+                else if (c == 'c') { /* RIS: ASCII everywhere, autowrap on */
+                    tui_screen_set_autowrap(t->scr, true);
                     memset(f->g, 0, sizeof f->g);
                     f->gl = 0;
                     save_charsets(f);
@@ -452,7 +457,7 @@ static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, siz
             out_sgr(t, out, n, cap);
         else if (f->state == F_CSI && params < MAX_CSI_PARAMS) {
             out_csi(f, out, n, cap);
-            after_csi(f, out, n, cap);
+            after_csi(t, f, out, n, cap);
         }
         f->seq_len = 0;
         f->state = F_GROUND;

@@ -70,7 +70,7 @@ static int cb_bell(void *user)
 }
 
 /* A line left the top of the screen: keep it (recycling the oldest when full). */
-static void cb_push(const tui_cell *cells, int n, void *user)
+static void cb_push(const tui_cell *cells, int n, bool wrapped, void *user)
 {
     tui_term *t = user;
     if (!t->sb_cap)
@@ -83,7 +83,7 @@ static void cb_push(const tui_cell *cells, int n, void *user)
         idx = t->sb_head;
         t->sb_head = (t->sb_head + 1) % t->sb_cap;
     }
-    sb_line *l = &t->sb[idx];
+    tui_line *l = &t->sb[idx];
     if (n > l->cap) {
         l->cells = xrealloc(l->cells, (size_t)n * sizeof *l->cells);
         l->cap = n;
@@ -91,16 +91,17 @@ static void cb_push(const tui_cell *cells, int n, void *user)
     if (n > 0)
         memcpy(l->cells, cells, (size_t)n * sizeof *cells);
     l->cols = n;
+    l->wrapped = wrapped;
 }
 
 /* The screen grew taller: give back the newest scrollback line. */
-static bool cb_pop(tui_cell *cells, int cols, void *user)
+static bool cb_pop(tui_cell *cells, int cols, bool *wrapped, void *user)
 {
     tui_term *t = user;
     if (t->sb_count == 0)
         return false;
     size_t idx = (t->sb_head + t->sb_count - 1) % t->sb_cap;
-    const sb_line *l = &t->sb[idx];
+    const tui_line *l = &t->sb[idx];
     for (int c = 0; c < cols; c++) {
         memset(&cells[c], 0, sizeof cells[c]);
         cells[c].width = 1;
@@ -114,14 +115,86 @@ static bool cb_pop(tui_cell *cells, int cols, void *user)
             }
         }
     }
+    *wrapped = l->wrapped;
     t->sb_count--;
     return true;
+}
+
+/* The row below the text and the cursor (0 on a blank screen). */
+static long text_end(const tui_line *lines, size_t n, long cursor)
+{
+    long end = cursor + 1;
+    for (size_t i = n; i-- > 0 && (long)i >= end;)
+        if (lines[i].cols > 0)
+            return (long)i + 1;
+    return end;
+}
+
+/* The primary screen changes width (screen.c): scrollback and screen rewrapped together
+ * (reflow.c). A screen the text filled stays filled to its last row (lines that no longer
+ * fit go to scrollback and come back from it when lines get shorter again, as in a tmux
+ * pane); one with room below its text keeps its first row. The cursor stays on screen. */
+static void cb_reflow(tui_line *screen, int old_rows, int rows, int cols, tui_reflow_pos *cursor,
+                      void *user)
+{
+    tui_term *t = user;
+    size_t sb = t->sb_count, n = sb + (size_t)old_rows;
+    tui_line *all = xmalloc(n * sizeof *all);
+    for (size_t i = 0; i < sb; i++) {
+        tui_line *l = &t->sb[(t->sb_head + i) % t->sb_cap];
+        all[i] = *l;
+        memset(l, 0, sizeof *l);
+    }
+    memcpy(all + sb, screen, (size_t)old_rows * sizeof *screen);
+    bool full = text_end(screen, (size_t)old_rows, cursor->line) >= old_rows;
+    tui_reflow_pos pos[2] = {
+        {.line = cursor->line < 0 ? -1 : (long)sb + cursor->line, .col = cursor->col},
+        {.line = (long)sb, .col = 0}, /* the first row */
+    };
+    size_t m;
+    tui_line *out = tui_reflow(all, n, cols, &m, pos, 2);
+    free(all);
+    long bottom = text_end(out, m, pos[0].line);
+    long top = bottom - rows; /* the text ends on the last row at the latest */
+    if (!full && pos[1].line > top)
+        top = pos[1].line;
+    if (pos[0].line >= 0) {
+        if (top > pos[0].line)
+            top = pos[0].line;
+        if (top < pos[0].line - rows + 1)
+            top = pos[0].line - rows + 1;
+    }
+    if (top < 0)
+        top = 0;
+    /* scrollback: lines [0, top), the newest sb_cap of them */
+    size_t from = (size_t)top > t->sb_cap ? (size_t)top - t->sb_cap : 0;
+    for (size_t i = 0; i < from; i++)
+        free(out[i].cells);
+    t->sb_head = 0;
+    t->sb_count = (size_t)top - from;
+    for (size_t i = 0; i < t->sb_count; i++) {
+        free(t->sb[i].cells);
+        t->sb[i] = out[from + i];
+    }
+    for (int r = 0; r < rows; r++) {
+        size_t i = (size_t)top + (size_t)r;
+        if (i < m)
+            screen[r] = out[i];
+        else
+            memset(&screen[r], 0, sizeof screen[r]);
+    }
+    for (size_t i = (size_t)top + (size_t)rows; i < m; i++)
+        free(out[i].cells);
+    free(out);
+    cursor->line = pos[0].line < 0 ? -1 : pos[0].line - top;
+    cursor->col = pos[0].col;
 }
 
 static const tui_screen_host screen_host = {
     .damage = cb_damage,
     .push = cb_push,
     .pop = cb_pop,
+    .reflow = cb_reflow,
     .movecursor = cb_movecursor,
     .settermprop = cb_settermprop,
     .bell = cb_bell,
@@ -278,7 +351,7 @@ bool tui_term_cell(tui_term *t, size_t line, int col, tui_cell *out)
     if (col < 0 || col >= t->cols)
         return false;
     if (line < t->sb_count) {
-        const sb_line *l = &t->sb[(t->sb_head + line) % t->sb_cap];
+        const tui_line *l = &t->sb[(t->sb_head + line) % t->sb_cap];
         if (col < l->cols)
             *out = l->cells[col];
         return true;

@@ -11,12 +11,6 @@
 #include "tui/term/screen.h"
 #include "tui/term/term.h"
 
-typedef struct sb_line {
-    tui_cell *cells;
-    int cols; /* cells used (trailing blanks trimmed) */
-    int cap;
-} sb_line;
-
 /* The scanner's state (filter.c). */
 enum { F_GROUND, F_ESC, F_ESC_INTER, F_CSI, F_CSI_SKIP, F_STR, F_STR_ESC, F_DCS, F_DCS_ESC };
 
@@ -45,7 +39,7 @@ struct tui_term {
     VTerm *vt;
     tui_screen *scr; /* the cells, ours (libvterm's screen layer is not used) */
     int rows, cols;
-    sb_line *sb; /* ring */
+    tui_line *sb; /* ring */
     size_t sb_cap, sb_head, sb_count;
     unsigned char *dirty; /* per screen row */
     bool any_dirty;
