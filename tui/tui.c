@@ -18,6 +18,7 @@
 #include "tui/jobs.h"
 #include "tui/panes/panes.h"
 #include "tui/state.h"
+#include "tui/term/outer_colors.h"
 #include "tui/term/term_render.h"
 #include "tui/views/views.h"
 #include "tui/widgets/draw.h"
@@ -95,7 +96,8 @@ static int setup_terminal(tui_app *app, sm_error *err)
                             "the dashboard needs a terminal; use a command such as "
                             "'sandman ls' or 'sandman top' instead");
     set_escdelay(25);
-    if (!initscr())
+    const char *direct = tui_outer_term(); /* COLORTERM=truecolor: xterm-direct, ... */
+    if (direct ? !newterm(direct, stdout, stdin) : !initscr())
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                             "cannot initialise the terminal (TERM=%s)",
                             getenv("TERM") ? getenv("TERM") : "");

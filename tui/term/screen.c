@@ -28,6 +28,7 @@ typedef struct srow {
     scell *c;
     int valid;
     scell blank;
+    bool wrapped; /* the text went on in the next row at the right edge (autowrap) */
 } srow;
 
 struct tui_screen {
@@ -43,6 +44,14 @@ struct tui_screen {
     spen pen;
     tui_cell *packed; /* one row, for scrollback */
     srow *spare;      /* rows rotated by a scroll */
+    /* The last character reached the right edge at pend_pos (pend_width columns) and the
+     * cursor has not moved since: libvterm waits to wrap there (its "phantom" column), and
+     * the next character at column 0 of the row below is the same line going on. */
+    bool pend;
+    VTermPos pend_pos;
+    int pend_width;
+    bool autowrap;
+    VTermPos alt_cursor; /* the primary screen's cursor while the alternate one is shown */
 };
 
 static srow *rows_of(const tui_screen *s)
@@ -118,6 +127,16 @@ void tui_screen_set_extra(tui_screen *s, uint16_t attrs)
     s->pen.attrs = (uint16_t)((s->pen.attrs & ~TUI_A_EXTRA) | (attrs & TUI_A_EXTRA));
 }
 
+void tui_screen_set_autowrap(tui_screen *s, bool on)
+{
+    s->autowrap = on;
+}
+
+bool tui_screen_wrapped(const tui_screen *s, int row)
+{
+    return row >= 0 && row < s->rows && rows_of(s)[row].wrapped;
+}
+
 bool tui_screen_cell(const tui_screen *s, int row, int col, tui_cell *out)
 {
     if (row < 0 || row >= s->rows || col < 0 || col >= s->cols)
@@ -148,6 +167,8 @@ static void erase_rect(tui_screen *s, VTermRect rect, bool selective)
         srow *r = &rows_of(s)[row];
         scell blank =
             blank_cell(s, row < s->info_rows ? vterm_state_get_lineinfo(s->state, row) : NULL);
+        if (c1 == s->cols)
+            r->wrapped = false; /* its last column is blank now: the text no longer goes on */
         if (selective) {
             materialize(r, c1);
             for (int col = c0; col < c1; col++)
@@ -165,22 +186,31 @@ static void erase_rect(tui_screen *s, VTermRect rect, bool selective)
     }
 }
 
+/* How many of cells[0, n) are left with trailing blanks trimmed, as scrollback keeps lines. */
+static int trimmed(const tui_cell *cells, int n)
+{
+    while (n > 0) {
+        const tui_cell *c = &cells[n - 1];
+        if (c->width == 0 || /* the right half of a wide character is part of it */
+            !((c->ch == 0 || c->ch == ' ') && VTERM_COLOR_IS_DEFAULT_BG(&c->bg) &&
+              !(c->attrs & (TUI_A_REVERSE | TUI_A_UNDERLINE))))
+            break;
+        n--;
+    }
+    return n;
+}
+
 /* The line leaving the top, trimmed of trailing blanks as scrollback keeps it. */
 static void push_row(tui_screen *s, const srow *r)
 {
     if (!s->host->push)
         return;
-    int n = s->global_reverse || pen_shows(&r->blank.pen) ? s->cols : r->valid;
+    int n = s->global_reverse || pen_shows(&r->blank.pen) || r->wrapped ? s->cols : r->valid;
     for (int col = 0; col < n; col++)
         pack(s, r, col, &s->packed[col]);
-    while (n > 0) {
-        const tui_cell *c = &s->packed[n - 1];
-        if (!((c->ch == 0 || c->ch == ' ') && VTERM_COLOR_IS_DEFAULT_BG(&c->bg) &&
-              !(c->attrs & (TUI_A_REVERSE | TUI_A_UNDERLINE))))
-            break;
-        n--;
-    }
-    s->host->push(s->packed, n, s->ud);
+    if (!r->wrapped) /* a wrapped row's blanks are part of the line */
+        n = trimmed(s->packed, n);
+    s->host->push(s->packed, n, r->wrapped, s->ud);
 }
 
 /* A full-width vertical scroll: rows rotate, the ones coming in are cleared. */
@@ -214,6 +244,16 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     scell *cell = cell_w(s, pos.row, pos.col);
     if (!cell)
         return 0;
+    /* libvterm wraps without a word: this character did not fit after the last one (on the
+     * row above, or on this one before a scroll moved it up), so it went on at column 0 */
+    int width = info->width < 1 ? 1 : info->width;
+    if (pos.col == 0 && s->pend && pos.row > 0 &&
+        s->pend_pos.col + s->pend_width + width > s->cols &&
+        (s->pend_pos.row == pos.row - 1 || (s->pend_pos.row == pos.row && s->pend_pos.col > 0)))
+        rows_of(s)[pos.row - 1].wrapped = true;
+    s->pend = true;
+    s->pend_pos = pos;
+    s->pend_width = width;
     int i;
     for (i = 0; i < VTERM_MAX_CHARS_PER_CELL && info->chars[i]; i++) {
         cell->chars[i] = info->chars[i];
@@ -221,7 +261,6 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     }
     if (i < VTERM_MAX_CHARS_PER_CELL)
         cell->chars[i] = 0;
-    int width = info->width < 1 ? 1 : info->width;
     for (int col = 1; col < width; col++) {
         scell *next = cell_w(s, pos.row, pos.col + col);
         if (next)
@@ -281,6 +320,10 @@ static int cb_scrollrect(VTermRect rect, int downward, int rightward, void *user
 static int cb_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
 {
     tui_screen *s = user;
+    /* the cursor after the last character, or waiting on it at the edge: text goes on there */
+    if (s->pend && (pos.row != s->pend_pos.row ||
+                    (pos.col != s->pend_pos.col && pos.col != s->pend_pos.col + s->pend_width)))
+        s->pend = false;
     return s->host->movecursor ? s->host->movecursor(pos, old, visible, s->ud) : 1;
 }
 
@@ -310,6 +353,8 @@ static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
     tui_screen *s = user;
     switch (prop) {
     case VTERM_PROP_ALTSCREEN:
+        if (val->boolean && !s->alt)
+            vterm_state_get_cursorpos(s->state, &s->alt_cursor);
         s->alt = val->boolean ? 1 : 0;
         /* enabling erases the alternate screen (which damages it); disabling shows the
          * primary one again */
@@ -363,54 +408,133 @@ static bool row_blank(const srow *r)
     return r->blank.chars[0] == 0;
 }
 
+/* Row r holds cells[0, n), packed as scrollback keeps them (a line back from scrollback, a
+ * rewrapped one). */
+static void unpack_row(tui_screen *s, srow *r, const tui_cell *cells, int n)
+{
+    materialize(r, n);
+    for (int col = 0; col < n; col++) {
+        const tui_cell *p = &cells[col];
+        scell *c = &r->c[col];
+        c->chars[0] = p->width == 0 ? RIGHT_HALF : p->ch;
+        for (int i = 0; i < TUI_CELL_COMBINING; i++)
+            c->chars[i + 1] = p->width == 0 ? 0 : p->comb[i];
+        c->chars[TUI_CELL_COMBINING + 1] = 0;
+        c->pen.fg = p->fg;
+        c->pen.bg = p->bg;
+        c->pen.attrs = s->global_reverse ? p->attrs ^ TUI_A_REVERSE : p->attrs;
+        c->pen.font = 0;
+        c->pen.flags = 0;
+        if (p->width == 2 && col + 1 < s->cols && col + 1 >= n) { /* its half not given */
+            materialize(r, col + 2);
+            r->c[col + 1].chars[0] = RIGHT_HALF;
+        }
+    }
+}
+
+/* The primary screen takes a new width: its rows go to the host as lines, which rewraps them
+ * with the scrollback (reflow.c) and hands back the rows to show; the cursor stays on its
+ * character (delta moves libvterm's). */
+static void reflow_primary(tui_screen *s, int old_rows, int old_cols, int rows, int cols,
+                           VTermPos *delta)
+{
+    tui_line *lines = xcalloc((size_t)(old_rows > rows ? old_rows : rows), sizeof *lines);
+    for (int row = 0; row < old_rows; row++) {
+        srow *r = &s->buf[0][row];
+        int n = s->global_reverse || pen_shows(&r->blank.pen) || r->wrapped ? old_cols : r->valid;
+        tui_line *l = &lines[row];
+        l->cap = n > 0 ? n : 1;
+        l->cells = xmalloc((size_t)l->cap * sizeof *l->cells);
+        for (int col = 0; col < n; col++)
+            pack(s, r, col, &l->cells[col]);
+        l->cols = r->wrapped ? n : trimmed(l->cells, n);
+        l->wrapped = r->wrapped;
+        free(r->c);
+    }
+    free(s->buf[0]);
+    VTermPos pos;
+    vterm_state_get_cursorpos(s->state, &pos);
+    bool phantom = !s->alt && s->pend && s->autowrap && pos.row == s->pend_pos.row &&
+                   pos.col == s->pend_pos.col && pos.col + s->pend_width >= old_cols;
+    tui_reflow_pos cur = {.line = -1};
+    VTermPos from = s->alt ? s->alt_cursor : pos;
+    if (from.row >= 0 && from.row < old_rows)
+        cur =
+            (tui_reflow_pos){.line = from.row, .col = phantom ? pos.col + s->pend_width : from.col};
+    s->host->reflow(lines, old_rows, rows, cols, &cur, s->ud);
+    s->cols = cols; /* for unpack_row */
+    srow *nr = xcalloc((size_t)rows, sizeof *nr);
+    scell blank;
+    memset(&blank, 0, sizeof blank);
+    blank.pen.fg.type = VTERM_COLOR_DEFAULT_FG;
+    blank.pen.bg.type = VTERM_COLOR_DEFAULT_BG;
+    for (int row = 0; row < rows; row++) {
+        nr[row].c = xmalloc((size_t)cols * sizeof *nr[row].c);
+        nr[row].blank = blank;
+        unpack_row(s, &nr[row], lines[row].cells, lines[row].cols < cols ? lines[row].cols : cols);
+        nr[row].wrapped = lines[row].wrapped;
+        free(lines[row].cells);
+    }
+    free(lines);
+    s->buf[0] = nr;
+    s->pend = false;
+    if (cur.line < 0)
+        return;
+    if (s->alt) {
+        s->alt_cursor = (VTermPos){.row = (int)cur.line, .col = cur.col};
+        return;
+    }
+    /* libvterm steps a cursor waiting at the edge one column on when the screen gets wider
+     * than that, then adds delta */
+    int step = phantom && pos.col < cols - 1 ? 1 : 0;
+    delta->row = (int)cur.line - pos.row;
+    delta->col = cur.col - (pos.col + step);
+}
+
 static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 {
     tui_screen *s = user;
     int old_rows = s->rows, old_cols = s->cols;
     s->info_rows = rows; /* the state has resized its line info already */
-    if (!s->alt && rows < old_rows) {
-        /* Fewer rows: the lines below the last written one (or the cursor) go first, then the
-         * top lines to scrollback, but never so many that the cursor would leave the top. */
-        VTermPos cursor;
-        vterm_state_get_cursorpos(s->state, &cursor);
-        int row = old_rows - 1;
-        for (; row >= rows; row--)
-            if (!row_blank(&rows_of(s)[row]) || cursor.row == row)
-                break;
-        int scroll = row + 1 - rows;
-        if (scroll > cursor.row)
-            scroll = cursor.row > 0 ? cursor.row : 0;
-        if (scroll > 0) {
-            scroll_rows(s, 0, old_rows, scroll);
-            delta->row -= scroll;
+    bool reflow = cols != old_cols && s->host->reflow;
+    if (reflow) {
+        reflow_primary(s, old_rows, old_cols, rows, cols, delta);
+        s->cols = old_cols;
+        resize_rows(s, 1, old_rows, old_cols, rows, cols);
+    } else {
+        if (!s->alt && rows < old_rows) {
+            /* Fewer rows: the lines below the last written one (or the cursor) go first, then
+             * the top lines to scrollback, but never so many that the cursor would leave the
+             * top. */
+            VTermPos cursor;
+            vterm_state_get_cursorpos(s->state, &cursor);
+            int row = old_rows - 1;
+            for (; row >= rows; row--)
+                if (!row_blank(&rows_of(s)[row]) || cursor.row == row)
+                    break;
+            int scroll = row + 1 - rows;
+            if (scroll > cursor.row)
+                scroll = cursor.row > 0 ? cursor.row : 0;
+            if (scroll > 0) {
+                scroll_rows(s, 0, old_rows, scroll);
+                delta->row -= scroll;
+            }
         }
+        for (int b = 0; b < 2; b++)
+            resize_rows(s, b, old_rows, old_cols, rows, cols);
     }
-    for (int b = 0; b < 2; b++)
-        resize_rows(s, b, old_rows, old_cols, rows, cols);
     s->rows = rows;
     s->cols = cols;
     s->packed = xrealloc(s->packed, (size_t)cols * sizeof *s->packed);
     s->spare = xrealloc(s->spare, (size_t)rows * sizeof *s->spare);
-    if (rows > old_rows && !s->alt && s->host->pop) {
+    if (!reflow && rows > old_rows && !s->alt && s->host->pop) {
         for (int n = rows - old_rows; n > 0; n--) {
-            if (!s->host->pop(s->packed, cols, s->ud))
+            bool wrapped = false;
+            if (!s->host->pop(s->packed, cols, &wrapped, s->ud))
                 break;
             scroll_rows(s, 0, rows, -1);
-            srow *r = &rows_of(s)[0];
-            materialize(r, cols);
-            for (int col = 0; col < cols; col++) {
-                const tui_cell *p = &s->packed[col];
-                scell *c = &r->c[col];
-                c->chars[0] = p->width == 0 ? RIGHT_HALF : p->ch;
-                for (int i = 0; i < TUI_CELL_COMBINING; i++)
-                    c->chars[i + 1] = p->width == 0 ? 0 : p->comb[i];
-                c->chars[TUI_CELL_COMBINING + 1] = 0;
-                c->pen.fg = p->fg;
-                c->pen.bg = p->bg;
-                c->pen.attrs = s->global_reverse ? p->attrs ^ TUI_A_REVERSE : p->attrs;
-                if (p->width == 2 && col + 1 < cols)
-                    r->c[col + 1].chars[0] = RIGHT_HALF;
-            }
+            unpack_row(s, &rows_of(s)[0], s->packed, cols);
+            rows_of(s)[0].wrapped = wrapped;
             delta->row++;
         }
     }
@@ -463,6 +587,7 @@ tui_screen *tui_screen_new(VTerm *vt, const tui_screen_host *host, void *ud)
     s->ud = ud;
     vterm_get_size(vt, &s->rows, &s->cols);
     s->info_rows = s->rows;
+    s->autowrap = true;
     s->pen.fg.type = VTERM_COLOR_DEFAULT_FG;
     s->pen.bg.type = VTERM_COLOR_DEFAULT_BG;
     for (int b = 0; b < 2; b++) {

@@ -1,79 +1,13 @@
-/* The terminal model: the scanner in front of libvterm, the scrollback ring, dirty rows,
- * search. The screen's cells are screen.c's. */
-#include "tui/term/term.h"
-
-#include <limits.h>
+/* The terminal model: libvterm with our screen (screen.c) behind it, the scrollback ring,
+ * resize, dirty rows, cursor and modes. The scanner in front of libvterm is filter.c, text and
+ * search term_text.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
-#include "core/strbuf.h"
 #include "core/util.h"
-#include "tui/term/screen.h"
-
-typedef struct sb_line {
-    tui_cell *cells;
-    int cols; /* cells used (trailing blanks trimmed) */
-    int cap;
-} sb_line;
-
-/* A small escape-sequence scanner in front of libvterm, which a sandbox's output must never
- * crash or hang. libvterm 0.1.4 loops forever on REP (CSI b) before any character was printed,
- * corrupts memory repeating a wide character, and overflows its argument array on a CSI with
- * 16 or more parameters. So REP never reaches it (we expand it into the repeated character:
- * xterm's terminfo has `rep`, so ncurses programs send it), CSI sequences with too many
- * parameters or too long to be real are dropped, their numbers are capped, and everything else
- * passes unchanged.
- * A DECRQSS (DCS $ q Pt ST) for a setting libvterm does not know makes it format its reply
- * with a broken printf format (a string read from an integer argument), and a DCS split across
- * two writes reaches it without its first part (so any DCS may start with "$q" there). The
- * only DCS libvterm acts on is DECRQSS, so a DCS never reaches it, except a whole DECRQSS for
- * a setting it knows; another DECRQSS is answered "invalid" here as xterm does. SOS, PM and
- * APC strings, which libvterm does not parse as strings, are dropped the same way. */
-enum { F_GROUND, F_ESC, F_ESC_INTER, F_CSI, F_CSI_SKIP, F_STR, F_STR_ESC, F_DCS, F_DCS_ESC };
-
-#define MAX_CSI_PARAMS   15
-#define UTF8_REPLACEMENT "\xEF\xBF\xBD" /* U+FFFD */
-
-typedef struct rep_filter {
-    int state;
-    char seq[64]; /* the escape sequence being collected */
-    size_t seq_len;
-    char last[8]; /* the last printed character, as UTF-8 */
-    size_t last_len;
-    char utf[8]; /* a UTF-8 character being collected */
-    size_t utf_len, utf_need;
-    bool dcs_drop; /* the DCS being held is no DECRQSS, or outgrew seq: dropped */
-    /* G0 and G1 ('B' = ASCII when 0) and which one is in GL, as DECSC saves them with the
-     * cursor and DECRC restores them (libvterm 0.1.4 saves neither) */
-    char g[2], saved_g[2];
-    int gl, saved_gl;
-} rep_filter;
-
-struct tui_term {
-    rep_filter filter;
-    char *feed_buf; /* what the filter hands to libvterm, kept between feeds */
-    size_t feed_cap;
-    VTerm *vt;
-    tui_screen *scr; /* the cells, ours (libvterm's screen layer is not used) */
-    int rows, cols;
-    sb_line *sb; /* ring */
-    size_t sb_cap, sb_head, sb_count;
-    unsigned char *dirty; /* per screen row */
-    bool any_dirty;
-    VTermPos cursor;
-    bool cursor_visible;
-    int cursor_shape; /* VTERM_PROP_CURSORSHAPE_* */
-    bool cursor_blink;
-    bool shape_chosen; /* the program asked for a cursor shape (else the outer default) */
-    bool altscreen;
-    int mouse;
-    int bells;
-    char title[256];
-    tui_term_output_fn out;
-    void *ud;
-};
+#include "tui/term/term_impl.h"
 
 static void mark_rows(tui_term *t, int start, int end)
 {
@@ -136,7 +70,7 @@ static int cb_bell(void *user)
 }
 
 /* A line left the top of the screen: keep it (recycling the oldest when full). */
-static void cb_push(const tui_cell *cells, int n, void *user)
+static void cb_push(const tui_cell *cells, int n, bool wrapped, void *user)
 {
     tui_term *t = user;
     if (!t->sb_cap)
@@ -149,7 +83,7 @@ static void cb_push(const tui_cell *cells, int n, void *user)
         idx = t->sb_head;
         t->sb_head = (t->sb_head + 1) % t->sb_cap;
     }
-    sb_line *l = &t->sb[idx];
+    tui_line *l = &t->sb[idx];
     if (n > l->cap) {
         l->cells = xrealloc(l->cells, (size_t)n * sizeof *l->cells);
         l->cap = n;
@@ -157,16 +91,17 @@ static void cb_push(const tui_cell *cells, int n, void *user)
     if (n > 0)
         memcpy(l->cells, cells, (size_t)n * sizeof *cells);
     l->cols = n;
+    l->wrapped = wrapped;
 }
 
 /* The screen grew taller: give back the newest scrollback line. */
-static bool cb_pop(tui_cell *cells, int cols, void *user)
+static bool cb_pop(tui_cell *cells, int cols, bool *wrapped, void *user)
 {
     tui_term *t = user;
     if (t->sb_count == 0)
         return false;
     size_t idx = (t->sb_head + t->sb_count - 1) % t->sb_cap;
-    const sb_line *l = &t->sb[idx];
+    const tui_line *l = &t->sb[idx];
     for (int c = 0; c < cols; c++) {
         memset(&cells[c], 0, sizeof cells[c]);
         cells[c].width = 1;
@@ -180,14 +115,86 @@ static bool cb_pop(tui_cell *cells, int cols, void *user)
             }
         }
     }
+    *wrapped = l->wrapped;
     t->sb_count--;
     return true;
+}
+
+/* The row below the text and the cursor (0 on a blank screen). */
+static long text_end(const tui_line *lines, size_t n, long cursor)
+{
+    long end = cursor + 1;
+    for (size_t i = n; i-- > 0 && (long)i >= end;)
+        if (lines[i].cols > 0)
+            return (long)i + 1;
+    return end;
+}
+
+/* The primary screen changes width (screen.c): scrollback and screen rewrapped together
+ * (reflow.c). A screen the text filled stays filled to its last row (lines that no longer
+ * fit go to scrollback and come back from it when lines get shorter again, as in a tmux
+ * pane); one with room below its text keeps its first row. The cursor stays on screen. */
+static void cb_reflow(tui_line *screen, int old_rows, int rows, int cols, tui_reflow_pos *cursor,
+                      void *user)
+{
+    tui_term *t = user;
+    size_t sb = t->sb_count, n = sb + (size_t)old_rows;
+    tui_line *all = xmalloc(n * sizeof *all);
+    for (size_t i = 0; i < sb; i++) {
+        tui_line *l = &t->sb[(t->sb_head + i) % t->sb_cap];
+        all[i] = *l;
+        memset(l, 0, sizeof *l);
+    }
+    memcpy(all + sb, screen, (size_t)old_rows * sizeof *screen);
+    bool full = text_end(screen, (size_t)old_rows, cursor->line) >= old_rows;
+    tui_reflow_pos pos[2] = {
+        {.line = cursor->line < 0 ? -1 : (long)sb + cursor->line, .col = cursor->col},
+        {.line = (long)sb, .col = 0}, /* the first row */
+    };
+    size_t m;
+    tui_line *out = tui_reflow(all, n, cols, &m, pos, 2);
+    free(all);
+    long bottom = text_end(out, m, pos[0].line);
+    long top = bottom - rows; /* the text ends on the last row at the latest */
+    if (!full && pos[1].line > top)
+        top = pos[1].line;
+    if (pos[0].line >= 0) {
+        if (top > pos[0].line)
+            top = pos[0].line;
+        if (top < pos[0].line - rows + 1)
+            top = pos[0].line - rows + 1;
+    }
+    if (top < 0)
+        top = 0;
+    /* scrollback: lines [0, top), the newest sb_cap of them */
+    size_t from = (size_t)top > t->sb_cap ? (size_t)top - t->sb_cap : 0;
+    for (size_t i = 0; i < from; i++)
+        free(out[i].cells);
+    t->sb_head = 0;
+    t->sb_count = (size_t)top - from;
+    for (size_t i = 0; i < t->sb_count; i++) {
+        free(t->sb[i].cells);
+        t->sb[i] = out[from + i];
+    }
+    for (int r = 0; r < rows; r++) {
+        size_t i = (size_t)top + (size_t)r;
+        if (i < m)
+            screen[r] = out[i];
+        else
+            memset(&screen[r], 0, sizeof screen[r]);
+    }
+    for (size_t i = (size_t)top + (size_t)rows; i < m; i++)
+        free(out[i].cells);
+    free(out);
+    cursor->line = pos[0].line < 0 ? -1 : pos[0].line - top;
+    cursor->col = pos[0].col;
 }
 
 static const tui_screen_host screen_host = {
     .damage = cb_damage,
     .push = cb_push,
     .pop = cb_pop,
+    .reflow = cb_reflow,
     .movecursor = cb_movecursor,
     .settermprop = cb_settermprop,
     .bell = cb_bell,
@@ -238,516 +245,6 @@ void tui_term_free(tui_term *t)
     free(t);
 }
 
-static void out_append(char **out, size_t *n, size_t *cap, const char *s, size_t len)
-{
-    if (*n + len > *cap) {
-        while (*n + len > *cap)
-            *cap = *cap ? *cap * 2 : 4096;
-        *out = xrealloc(*out, *cap);
-    }
-    memcpy(*out + *n, s, len);
-    *n += len;
-}
-
-/* Where a CSI's parameters start: after its '[' (intermediates may precede it). */
-static size_t csi_params(const rep_filter *f)
-{
-    const char *br = memchr(f->seq, '[', f->seq_len);
-    return br ? (size_t)(br - f->seq) + 1 : f->seq_len;
-}
-
-/* REP: the last printed character repeated (at most a screenful); nothing when none. */
-static void expand_rep(tui_term *t, char **out, size_t *n, size_t *cap)
-{
-    rep_filter *f = &t->filter;
-    long count = 0;
-    for (size_t i = csi_params(f); i + 1 < f->seq_len && f->seq[i] >= '0' && f->seq[i] <= '9'; i++)
-        count = count * 10 + (f->seq[i] - '0') > 100000 ? 100000 : count * 10 + (f->seq[i] - '0');
-    if (count < 1)
-        count = 1;
-    long max = (long)t->rows * t->cols;
-    if (count > max)
-        count = max;
-    for (long i = 0; i < count && f->last_len; i++)
-        out_append(out, n, cap, f->last, f->last_len);
-}
-
-static bool is_rep(const rep_filter *f)
-{
-    /* CSI Pn b: parameters only (no private markers or intermediates); libvterm takes the
-     * first parameter as the count whatever follows it */
-    if (f->seq[f->seq_len - 1] != 'b')
-        return false;
-    for (size_t i = csi_params(f); i + 1 < f->seq_len; i++)
-        if ((f->seq[i] < '0' || f->seq[i] > '9') && f->seq[i] != ';' && f->seq[i] != ':')
-            return false;
-    return true;
-}
-
-/* A CSI on its way to libvterm, each number capped at 99999: libvterm 0.1.4 accumulates a
- * parameter in a long without bounds, and one of 19 digits overflows into a negative count
- * that its scroll and erase code moves memory by. No real sequence needs more. */
-static void out_csi(const rep_filter *f, char **out, size_t *n, size_t *cap)
-{
-    for (size_t i = 0; i < f->seq_len;) {
-        if (f->seq[i] < '0' || f->seq[i] > '9') {
-            out_append(out, n, cap, f->seq + i, 1);
-            i++;
-            continue;
-        }
-        size_t end = i;
-        while (end < f->seq_len && f->seq[end] >= '0' && f->seq[end] <= '9')
-            end++;
-        while (i + 1 < end && f->seq[i] == '0') /* leading zeros say nothing */
-            i++;
-        if (end - i > 5)
-            out_append(out, n, cap, "99999", 5);
-        else
-            out_append(out, n, cap, f->seq + i, end - i);
-        i = end;
-    }
-}
-
-/* SGR: CSI, parameters only, m. */
-static bool is_sgr(const rep_filter *f)
-{
-    if (f->seq_len < 3 || f->seq[1] != '[' || f->seq[f->seq_len - 1] != 'm')
-        return false;
-    for (size_t i = 2; i + 1 < f->seq_len; i++)
-        if ((f->seq[i] < '0' || f->seq[i] > '9') && f->seq[i] != ';' && f->seq[i] != ':')
-            return false;
-    return true;
-}
-
-static int first_number(const char *s, size_t len)
-{
-    int v = 0;
-    for (size_t i = 0; i < len && s[i] >= '0' && s[i] <= '9'; i++)
-        v = v > 9999 ? v : v * 10 + (s[i] - '0');
-    return v;
-}
-
-/* An SGR with what libvterm 0.1.4 gets wrong done here. It takes the arguments of 58/59
- * (underline colour, which it does not know) for attributes of their own (58;5;n turned on
- * blink), so those go with their arguments; it has no dim, conceal or overline, so 2/22, 8/28
- * and 53/55 set our pen's extras (libvterm gets 22 still, which ends bold too). The text
- * before a change of extras goes to libvterm first, so it keeps the old ones. */
-static void out_sgr(tui_term *t, char **out, size_t *n, size_t *cap)
-{
-    const rep_filter *f = &t->filter;
-    size_t start[MAX_CSI_PARAMS + 1], len[MAX_CSI_PARAMS + 1];
-    int ng = 0;
-    for (size_t i = 2; ng <= MAX_CSI_PARAMS;) {
-        size_t j = i;
-        while (j + 1 < f->seq_len && f->seq[j] != ';')
-            j++;
-        start[ng] = i;
-        len[ng++] = j - i;
-        if (j + 1 >= f->seq_len)
-            break;
-        i = j + 1;
-    }
-    rep_filter sgr = {.seq = "\033["};
-    sgr.seq_len = 2;
-    uint16_t extra = tui_screen_extra(t->scr);
-    bool any = false;
-    for (int g = 0; g < ng; g++) {
-        const char *p = f->seq + start[g];
-        int v = first_number(p, len[g]);
-        int span = 1;
-        if ((v == 38 || v == 48 || v == 58) && !memchr(p, ':', len[g]) && g + 1 < ng) {
-            int kind = first_number(f->seq + start[g + 1], len[g + 1]);
-            span = kind == 5 ? 3 : kind == 2 ? 5 : 2;
-            if (g + span > ng)
-                span = ng - g;
-        }
-        bool keep = v != 58 && v != 59;
-        switch (v) {
-        case 0: extra = 0; break;
-        case 2: extra |= TUI_A_DIM; break;
-        case 22: extra &= (uint16_t)~TUI_A_DIM; break;
-        case 8: extra |= TUI_A_CONCEAL; break;
-        case 28: extra &= (uint16_t)~TUI_A_CONCEAL; break;
-        case 53: extra |= TUI_A_OVERLINE; break;
-        case 55: extra &= (uint16_t)~TUI_A_OVERLINE; break;
-        default: break;
-        }
-        keep = keep && v != 2 && v != 8 && v != 28 && v != 53 && v != 55;
-        if (keep) {
-            size_t from = start[g], to = start[g + span - 1] + len[g + span - 1];
-            if (any)
-                sgr.seq[sgr.seq_len++] = ';';
-            memcpy(sgr.seq + sgr.seq_len, f->seq + from, to - from);
-            sgr.seq_len += to - from;
-            any = true;
-        }
-        g += span - 1;
-    }
-    if (extra != tui_screen_extra(t->scr)) {
-        if (*n)
-            vterm_input_write(t->vt, *out, *n);
-        *n = 0;
-        tui_screen_set_extra(t->scr, extra);
-    }
-    if (!any)
-        return; /* nothing for libvterm (an empty SGR would reset its pen) */
-    sgr.seq[sgr.seq_len++] = 'm';
-    out_csi(&sgr, out, n, cap);
-}
-
-static bool is_rqss(const rep_filter *f)
-{
-    return f->seq_len >= 4 && !memcmp(f->seq + 2, "$q", 2);
-}
-
-/* The settings libvterm 0.1.4 answers a DECRQSS for: SGR, DECSTBM, DECSLRM, DECSCUSR, DECSCA. */
-static bool rqss_known(const rep_filter *f)
-{
-    const char *s = f->seq + 4;
-    size_t len = f->seq_len - 4;
-    return (len == 1 && (s[0] == 'm' || s[0] == 'r' || s[0] == 's')) ||
-           (len == 2 && (!memcmp(s, " q", 2) || !memcmp(s, "\"q", 2)));
-}
-
-static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap);
-
-static void save_charsets(rep_filter *f)
-{
-    memcpy(f->saved_g, f->g, sizeof f->g);
-    f->saved_gl = f->gl;
-}
-
-/* After libvterm's own DECRC: the character sets saved with the cursor, designated again. */
-static void restore_charsets(rep_filter *f, char **out, size_t *n, size_t *cap)
-{
-    memcpy(f->g, f->saved_g, sizeof f->g);
-    f->gl = f->saved_gl;
-    char seq[8] = {0x1B,
-                   '(',
-                   f->g[0] ? f->g[0] : 'B',
-                   0x1B,
-                   ')',
-                   f->g[1] ? f->g[1] : 'B',
-                   f->gl ? 0x0E : 0x0F};
-    out_append(out, n, cap, seq, 7);
-}
-
-/* A private mode (CSI ? ... h/l) with this number among its parameters. */
-static bool private_mode(const rep_filter *f, int mode)
-{
-    if (f->seq_len < 4 || f->seq[1] != '[' || f->seq[2] != '?' ||
-        (f->seq[f->seq_len - 1] != 'h' && f->seq[f->seq_len - 1] != 'l'))
-        return false;
-    for (size_t i = 3; i + 1 < f->seq_len;) {
-        size_t j = i;
-        while (j + 1 < f->seq_len && f->seq[j] != ';')
-            j++;
-        if (j > i && first_number(f->seq + i, j - i) == mode && j - i < 6)
-            return true;
-        i = j + 1;
-    }
-    return false;
-}
-
-/* What libvterm 0.1.4 leaves out of a few sequences, added after them: DECCOLM (80/132
- * columns; the pane keeps its width) clears the screen, homes the cursor and resets the
- * margins, as the standard says; saving and restoring the cursor (DECSC/DECRC, modes 1048 and
- * 1049) takes the character sets along. */
-static void after_csi(rep_filter *f, char **out, size_t *n, size_t *cap)
-{
-    bool set = f->seq[f->seq_len - 1] == 'h';
-    if (private_mode(f, 3)) {
-        static const char clear[] = "\033[r\033[H\033[2J";
-        out_append(out, n, cap, clear, sizeof clear - 1);
-    }
-    if (private_mode(f, 1048) || private_mode(f, 1049)) {
-        if (set)
-            save_charsets(f);
-        else
-            restore_charsets(f, out, n, cap);
-    }
-}
-
-/* The held DCS ended with terminator: a known DECRQSS goes whole to libvterm (in one
- * write), another is answered here, any other DCS is dropped. */
-static void dcs_end(tui_term *t, const char *terminator, char **out, size_t *n, size_t *cap)
-{
-    rep_filter *f = &t->filter;
-    if (!is_rqss(f)) {
-    } else if (!f->dcs_drop && rqss_known(f)) {
-        out_append(out, n, cap, f->seq, f->seq_len);
-        out_append(out, n, cap, terminator, strlen(terminator));
-    } else {
-        /* after libvterm has answered whatever came before it, so replies keep their order */
-        if (*n)
-            vterm_input_write(t->vt, *out, *n);
-        *n = 0;
-        if (t->out)
-            t->out("\033P0$r\033\\", 7, t->ud);
-    }
-    f->seq_len = 0;
-    f->dcs_drop = false;
-    f->state = F_GROUND;
-}
-
-/* Inside a DCS being held (ESC P seen): collects it while it may be a DECRQSS. */
-static void filter_dcs(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap)
-{
-    rep_filter *f = &t->filter;
-    char ch = (char)c;
-    if (f->state == F_DCS_ESC) {
-        dcs_end(t, "\033\\", out, n, cap);
-        if (c != '\\') { /* the escape ended the string and starts a sequence of its own */
-            f->seq[0] = 0x1B;
-            f->seq_len = 1;
-            f->state = F_ESC;
-            filter_byte(t, c, out, n, cap);
-        }
-        return;
-    }
-    if (c == 0x18 || c == 0x1A) { /* CAN, SUB: the string is void */
-        f->seq_len = 0;
-        f->dcs_drop = false;
-        f->state = F_GROUND;
-        out_append(out, n, cap, &ch, 1);
-    } else if (c == 0x07) {
-        dcs_end(t, "\a", out, n, cap);
-    } else if (c == 0x1B) {
-        f->state = F_DCS_ESC;
-    } else if (c == 0 || c == 0x7F) { /* ignored inside strings */
-    } else if (c < 0x20) {            /* C0 controls inside a string run at once */
-        out_append(out, n, cap, &ch, 1);
-    } else if (f->dcs_drop || f->seq_len >= sizeof f->seq) {
-        f->dcs_drop = true;
-    } else {
-        f->seq[f->seq_len++] = ch;
-        if (f->seq_len == 4 && !is_rqss(f))
-            f->dcs_drop = true; /* another DCS: libvterm would do nothing with it */
-    }
-}
-
-static void filter_byte(tui_term *t, unsigned char c, char **out, size_t *n, size_t *cap)
-{
-    rep_filter *f = &t->filter;
-    char ch = (char)c;
-    switch (f->state) {
-    case F_DCS:
-    case F_DCS_ESC: filter_dcs(t, c, out, n, cap); return;
-    case F_GROUND:
-        if (f->utf_need && (c & 0xC0) != 0x80) {
-            /* a broken UTF-8 sequence: a replacement character for it, and this byte read
-             * afresh. Never its bytes: libvterm 0.1.4's decoder keeps a lead byte across the
-             * control that follows and writes a code point past its stack array for the next
-             * character. */
-            out_append(out, n, cap, UTF8_REPLACEMENT, sizeof UTF8_REPLACEMENT - 1);
-            f->utf_len = f->utf_need = 0;
-            filter_byte(t, c, out, n, cap);
-            return;
-        }
-        if (f->utf_need) { /* inside a UTF-8 character */
-            f->utf[f->utf_len++] = ch;
-            if (f->utf_len == f->utf_need) {
-                bool csi = f->utf_len == 2 && (unsigned char)f->utf[0] == 0xC2 && c == 0x9B;
-                if (csi) { /* the C1 CSI, spelled in UTF-8 */
-                    memcpy(f->seq, "\033[", 2);
-                    f->seq_len = 2;
-                    f->state = F_CSI;
-                } else {
-                    out_append(out, n, cap, f->utf, f->utf_len);
-                    memcpy(f->last, f->utf, f->utf_len);
-                    f->last_len = f->utf_len;
-                }
-                f->utf_len = f->utf_need = 0;
-            }
-            return;
-        }
-        if (c == 0x1B) {
-            f->seq[0] = ch;
-            f->seq_len = 1;
-            f->state = F_ESC;
-        } else if (c >= 0xC0 && c < 0xF8) {
-            f->utf[0] = ch;
-            f->utf_len = 1;
-            f->utf_need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-        } else if (c >= 0xF8) { /* no UTF-8 (libvterm would wait for 4 or 5 more bytes) */
-            out_append(out, n, cap, UTF8_REPLACEMENT, sizeof UTF8_REPLACEMENT - 1);
-        } else {
-            out_append(out, n, cap, &ch, 1);
-            if (c == 0x0E || c == 0x0F) /* SO, SI: G1 or G0 into GL */
-                f->gl = c == 0x0E;
-            if (c >= 0x20 && c < 0x7F) {
-                f->last[0] = ch;
-                f->last_len = 1;
-            }
-        }
-        return;
-    case F_ESC:
-    case F_ESC_INTER:
-    case F_CSI:
-    case F_CSI_SKIP:
-        if (c == 0x1B || c == 0x18 || c == 0x1A) {
-            /* cancelled (or restarted): the sequence is void and never reaches libvterm */
-            f->seq_len = 0;
-            f->state = F_GROUND;
-            if (c != 0x1B)
-                out_append(out, n, cap, &ch, 1);
-            else
-                filter_byte(t, c, out, n, cap);
-            return;
-        }
-        if (c < 0x20) { /* C0 controls inside a sequence run at once; the sequence goes on */
-            out_append(out, n, cap, &ch, 1);
-            return;
-        }
-        if (c >= 0x7F) { /* not part of any sequence: drop what we had, read it as text */
-            f->seq_len = 0;
-            f->state = F_GROUND;
-            filter_byte(t, c, out, n, cap);
-            return;
-        }
-        if (f->state == F_ESC) {
-            f->seq[f->seq_len++] = ch;
-            if (c == '[') {
-                f->state = F_CSI;
-            } else if (c == 'P') {
-                f->state = F_DCS;
-            } else if (c == 'X' || c == '^' || c == '_') {
-                /* SOS, PM, APC: libvterm 0.1.4 takes them for one-byte controls and their
-                 * contents for text, unchecked here; terminals ignore them: dropped whole */
-                f->seq_len = 0;
-                f->dcs_drop = true;
-                f->state = F_DCS;
-            } else if (c == ']') {
-                out_append(out, n, cap, f->seq, f->seq_len); /* strings stream through */
-                f->seq_len = 0;
-                f->state = F_STR;
-            } else if (c <= 0x2F) {
-                f->state = F_ESC_INTER;
-            } else {
-                out_append(out, n, cap, f->seq, f->seq_len);
-                if (c == '7')
-                    save_charsets(f);
-                else if (c == '8')
-                    restore_charsets(f, out, n, cap);
-                else if (c == 'c') { /* RIS: ASCII everywhere */
-                    memset(f->g, 0, sizeof f->g);
-                    f->gl = 0;
-                    save_charsets(f);
-                }
-                f->seq_len = 0;
-                f->state = F_GROUND;
-            }
-            return;
-        }
-        if (f->state == F_ESC_INTER && c == '[') {
-            f->seq[f->seq_len++] = ch; /* libvterm starts a CSI here even after intermediates */
-            f->state = F_CSI;
-            return;
-        }
-        if (f->state == F_ESC_INTER && c == 'P') { /* and a DCS, its intermediates ignored */
-            memcpy(f->seq, "\033P", 2);
-            f->seq_len = 2;
-            f->state = F_DCS;
-            return;
-        }
-        if (f->seq_len + 1 >= sizeof f->seq)
-            f->state = F_CSI_SKIP; /* longer than any real sequence: drop it whole */
-        if (f->state != F_CSI_SKIP)
-            f->seq[f->seq_len++] = ch;
-        bool final = f->state == F_ESC_INTER ? c >= 0x30 : c >= 0x40;
-        if (!final)
-            return;
-        int params = 0;
-        for (size_t i = csi_params(f); i < f->seq_len; i++)
-            params += f->seq[i] == ';' || f->seq[i] == ':';
-        if (f->state == F_ESC_INTER) {
-            out_append(out, n, cap, f->seq, f->seq_len);
-            if (f->seq_len == 3 && (f->seq[1] == '(' || f->seq[1] == ')'))
-                f->g[f->seq[1] == ')'] = f->seq[2];
-        } else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_rep(f))
-            expand_rep(t, out, n, cap);
-        else if (f->state == F_CSI && params < MAX_CSI_PARAMS && is_sgr(f))
-            out_sgr(t, out, n, cap);
-        else if (f->state == F_CSI && params < MAX_CSI_PARAMS) {
-            out_csi(f, out, n, cap);
-            after_csi(f, out, n, cap);
-        }
-        f->seq_len = 0;
-        f->state = F_GROUND;
-        return;
-    case F_STR:
-        if (c == 0x1B) {
-            f->state = F_STR_ESC;
-            return;
-        }
-        out_append(out, n, cap, &ch, 1);
-        if (c == 0x07 || c == 0x18 || c == 0x1A)
-            f->state = F_GROUND;
-        return;
-    case F_STR_ESC:
-        if (c == '\\') {
-            out_append(out, n, cap, "\033\\", 2);
-            f->state = F_GROUND;
-            return;
-        }
-        /* any other escape ends the string (we close it for libvterm with ST, since the escape
-         * itself may never reach it) and starts itself */
-        out_append(out, n, cap, "\033\\", 2);
-        f->seq[0] = 0x1B;
-        f->seq_len = 1;
-        f->state = F_ESC;
-        filter_byte(t, c, out, n, cap);
-        return;
-    }
-}
-
-void tui_term_feed(tui_term *t, const char *data, size_t len)
-{
-    size_t n = 0;
-    rep_filter *f = &t->filter;
-    for (size_t i = 0; i < len;) {
-        /* plain ASCII outside any sequence goes through in one copy */
-        if (f->state == F_GROUND && !f->utf_need) {
-            size_t j = i;
-            while (j < len && (unsigned char)data[j] < 0x80 && data[j] != 0x1B && data[j] != 0x0E &&
-                   data[j] != 0x0F)
-                j++;
-            if (j > i) {
-                out_append(&t->feed_buf, &n, &t->feed_cap, data + i, j - i);
-                for (size_t k = j; k-- > i;) {
-                    if (data[k] >= 0x20 && data[k] < 0x7F) {
-                        f->last[0] = data[k];
-                        f->last_len = 1;
-                        break;
-                    }
-                }
-                i = j;
-                continue;
-            }
-        }
-        filter_byte(t, (unsigned char)data[i], &t->feed_buf, &n, &t->feed_cap);
-        i++;
-    }
-    if (n)
-        vterm_input_write(t->vt, t->feed_buf, n);
-}
-
-/* Sequences of our own into libvterm between the program's. A string the program has open
- * (streamed through as an OSC) would be cut by them in libvterm but not in the scanner, whose
- * next bytes would then reach libvterm's text decoder unchecked: so the string is closed for
- * libvterm first and the scanner drops the rest of it (controls inside still run). */
-static void inject(tui_term *t, const char *seq, size_t len)
-{
-    rep_filter *f = &t->filter;
-    if (f->state == F_STR || f->state == F_STR_ESC) {
-        vterm_input_write(t->vt, "\033\\", 2);
-        f->state = f->state == F_STR ? F_DCS : F_DCS_ESC;
-        f->seq_len = 0; /* no DECRQSS: dropped */
-        f->dcs_drop = true;
-    }
-    vterm_input_write(t->vt, seq, len);
-}
-
 /* libvterm 0.1.4 moves the cursor up by the lines a shorter screen pushes to scrollback
  * without stopping at the top: a cursor near the top ends on a negative row, and the next
  * erase there writes through a NULL cell. Put it back on the screen where the fixed libvterm
@@ -763,7 +260,7 @@ static void clamp_cursor(tui_term *t)
     char cup[32];
     int n = snprintf(cup, sizeof cup, "\033[%d;%dH\0337", pos.row < 0 ? 1 : pos.row + 1,
                      pos.col < 0 ? 1 : pos.col + 1);
-    inject(t, cup, (size_t)n);
+    tui_term_inject(t, cup, (size_t)n);
 }
 
 void tui_term_resize(tui_term *t, int rows, int cols)
@@ -784,7 +281,7 @@ void tui_term_resize(tui_term *t, int rows, int cols)
          * scroll inside it moves a negative number of rows (memory corruption). Reset the
          * region, keeping the cursor; the program redraws after SIGWINCH anyway. */
         static const char reset_region[] = "7[r8";
-        inject(t, reset_region, sizeof reset_region - 1);
+        tui_term_inject(t, reset_region, sizeof reset_region - 1);
         clamp_cursor(t);
     }
     tui_term_mark_all_dirty(t);
@@ -854,7 +351,7 @@ bool tui_term_cell(tui_term *t, size_t line, int col, tui_cell *out)
     if (col < 0 || col >= t->cols)
         return false;
     if (line < t->sb_count) {
-        const sb_line *l = &t->sb[(t->sb_head + line) % t->sb_cap];
+        const tui_line *l = &t->sb[(t->sb_head + line) % t->sb_cap];
         if (col < l->cols)
             *out = l->cells[col];
         return true;
@@ -863,63 +360,6 @@ bool tui_term_cell(tui_term *t, size_t line, int col, tui_cell *out)
     if (row >= (size_t)t->rows)
         return false;
     return tui_screen_cell(t->scr, (int)row, col, out);
-}
-
-#define CELL_UTF8_MAX ((TUI_CELL_COMBINING + 1) * 4)
-
-/* A cell's text as UTF-8: its character (a blank as a space) and the combining ones on it. */
-static size_t cell_utf8(const tui_cell *cell, char *out)
-{
-    size_t n = 0;
-    for (int i = -1; i < TUI_CELL_COMBINING; i++) {
-        uint32_t ch = i < 0 ? (cell->ch ? cell->ch : ' ') : cell->comb[i];
-        if (i >= 0 && (!ch || !cell->ch))
-            break;
-        char mb[MB_LEN_MAX];
-        int k = wctomb(mb, (wchar_t)ch);
-        if (k <= 0 || k > 4) {
-            mb[0] = '?';
-            k = 1;
-        }
-        memcpy(out + n, mb, (size_t)k);
-        n += (size_t)k;
-    }
-    return n;
-}
-
-size_t tui_term_line_text(tui_term *t, size_t line, char *buf, size_t len)
-{
-    size_t used = 0, last_nonblank = 0;
-    for (int c = 0; c < t->cols && used + CELL_UTF8_MAX < len; c++) {
-        tui_cell cell;
-        if (!tui_term_cell(t, line, c, &cell))
-            break;
-        if (cell.width == 0 && cell.ch == 0)
-            continue; /* right half of a wide character */
-        used += cell_utf8(&cell, buf + used);
-        if (cell.ch && cell.ch != ' ')
-            last_nonblank = used;
-    }
-    buf[last_nonblank] = '\0';
-    return last_nonblank;
-}
-
-int tui_term_text_col(tui_term *t, size_t line, size_t offset)
-{
-    size_t used = 0;
-    int c = 0;
-    for (; c < t->cols; c++) {
-        tui_cell cell;
-        if (!tui_term_cell(t, line, c, &cell))
-            break;
-        if (cell.width == 0 && cell.ch == 0)
-            continue;
-        if (used >= offset)
-            return c;
-        char mb[CELL_UTF8_MAX];
-        used += cell_utf8(&cell, mb);
-    }
-    return c;
 }
 
 bool tui_term_dirty(const tui_term *t, int row)
@@ -976,105 +416,4 @@ int tui_term_take_bells(tui_term *t)
     int b = t->bells;
     t->bells = 0;
     return b;
-}
-
-static void sgr_color(sm_strbuf *b, const VTermColor *c, bool fg)
-{
-    if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c))
-        sm_strbuf_printf(b, ";%d", fg ? 39 : 49);
-    else if (VTERM_COLOR_IS_INDEXED(c))
-        sm_strbuf_printf(b, ";%d;5;%d", fg ? 38 : 48, c->indexed.idx);
-    else
-        sm_strbuf_printf(b, ";%d;2;%d;%d;%d", fg ? 38 : 48, c->rgb.red, c->rgb.green, c->rgb.blue);
-}
-
-char *tui_term_snapshot(tui_term *t)
-{
-    sm_strbuf b = {0};
-    sm_strbuf_puts(&b, "\033[0m\033[H\033[2J");
-    size_t sb = t->sb_count;
-    for (int r = 0; r < t->rows; r++) {
-        sm_strbuf_printf(&b, "\033[%d;1H", r + 1);
-        tui_cell prev;
-        bool have = false;
-        for (int c = 0; c < t->cols; c++) {
-            tui_cell cell;
-            if (!tui_term_cell(t, sb + (size_t)r, c, &cell) || cell.width == 0)
-                continue;
-            if (!have || cell.attrs != prev.attrs || !vterm_color_is_equal(&cell.fg, &prev.fg) ||
-                !vterm_color_is_equal(&cell.bg, &prev.bg) || cell.fg.type != prev.fg.type ||
-                cell.bg.type != prev.bg.type) {
-                sm_strbuf_puts(&b, "\033[0");
-                if (cell.attrs & TUI_A_BOLD)
-                    sm_strbuf_puts(&b, ";1");
-                if (cell.attrs & TUI_A_ITALIC)
-                    sm_strbuf_puts(&b, ";3");
-                if (cell.attrs & TUI_A_UNDERLINE)
-                    sm_strbuf_puts(&b, ";4");
-                if (cell.attrs & TUI_A_BLINK)
-                    sm_strbuf_puts(&b, ";5");
-                if (cell.attrs & TUI_A_REVERSE)
-                    sm_strbuf_puts(&b, ";7");
-                if (cell.attrs & TUI_A_STRIKE)
-                    sm_strbuf_puts(&b, ";9");
-                if (cell.attrs & TUI_A_DIM)
-                    sm_strbuf_puts(&b, ";2");
-                if (cell.attrs & TUI_A_CONCEAL)
-                    sm_strbuf_puts(&b, ";8");
-                if (cell.attrs & TUI_A_OVERLINE)
-                    sm_strbuf_puts(&b, ";53");
-                sgr_color(&b, &cell.fg, true);
-                sgr_color(&b, &cell.bg, false);
-                sm_strbuf_puts(&b, "m");
-                prev = cell;
-                have = true;
-            }
-            char mb[CELL_UTF8_MAX];
-            sm_strbuf_append(&b, mb, cell_utf8(&cell, mb));
-        }
-    }
-    VTermPos pos;
-    vterm_state_get_cursorpos(vterm_obtain_state(t->vt), &pos);
-    sm_strbuf_printf(&b, "\033[0m\033[%d;%dH", pos.row + 1, pos.col + 1);
-    return sm_strbuf_take(&b);
-}
-
-bool tui_term_search(tui_term *t, const char *needle, size_t line, int col, int dir,
-                     size_t *found_line, int *found_col)
-{
-    size_t total = tui_term_lines(t);
-    if (!needle || !*needle || total == 0)
-        return false;
-    char text[4096];
-    for (size_t step = 0; step <= total; step++) {
-        size_t l = dir > 0 ? (line + step) % total : (line + total - step % total) % total;
-        tui_term_line_text(t, l, text, sizeof text);
-        /* byte offsets -> columns: count characters before the hit */
-        const char *from = text;
-        const char *hit = NULL, *p = text;
-        while ((p = strstr(p, needle)) != NULL) {
-            int c = 0;
-            for (const char *q = text; q < p; q++)
-                c += ((unsigned char)*q & 0xC0) != 0x80;
-            bool after = step > 0 || (dir > 0 ? c > col : false);
-            bool before = step > 0 || (dir < 0 ? c < col : false);
-            if (dir > 0 && after) {
-                hit = p;
-                break;
-            }
-            if (dir < 0 && before)
-                hit = p; /* keep the last one before col */
-            p++;
-        }
-        (void)from;
-        if (hit) {
-            int c = 0;
-            for (const char *q = text; q < hit; q++)
-                c += ((unsigned char)*q & 0xC0) != 0x80;
-            *found_line = l;
-            *found_col = c;
-            return true;
-        }
-    }
-    return false;
 }

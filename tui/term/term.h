@@ -1,8 +1,8 @@
 /* The terminal model of an embedded terminal: libvterm's parser and state driving our own
  * screen cells (screen.c) and scrollback ring (recycled in place), changes turned into dirty
- * rows, cursor, title and
- * modes, and text search over scrollback + screen. No curses here: term_render.c draws it,
- * term_input.c feeds it keys. Code to the libvterm 0.1.4 API (spec/environment.md §2).
+ * rows, cursor, title and modes (term.c), the scanner in front of libvterm (filter.c), and
+ * text search over scrollback + screen (term_text.c). No curses here: term_render.c draws it
+ * and turns curses keys into its input. Code to the libvterm 0.1.4 API (spec/environment.md §2).
  *
  * Lines are addressed absolutely: line 0 is the oldest scrollback line, lines
  * [sb_count, sb_count + rows) are the screen. */
