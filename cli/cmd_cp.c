@@ -221,8 +221,8 @@ static int cmd_cp(sm_cli *cli, cli_call *c)
     char *from = NULL, *to = NULL;
     const char *direction = "";
     sm_remote_kind k = SM_KIND_FILE;
-    if (ss && !a->recursive && (rc = sm_transfer_remote_kind(ss, a->src.path, &k, &err)) == SM_OK &&
-        k == SM_KIND_DIR) {
+    if (ss && !a->recursive && strcmp(a->dst.path, "-") &&
+        (rc = sm_transfer_remote_kind(ss, a->src.path, &k, &err)) == SM_OK && k == SM_KIND_DIR) {
         rc = sm_error_set(&err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
                           "%s in sandbox %s is a directory (use -r to copy directories)",
                           a->src.path, sm_sandbox_id(ss));

@@ -124,6 +124,10 @@ struct archive *sm_ar_reader(sm_ar_src *src)
 static la_ssize_t sink_write(struct archive *a, void *ud, const void *buf, size_t len)
 {
     sm_ar_sink *s = ud;
+    if (s->dead) {
+        archive_set_error(a, EPIPE, "the stream was abandoned");
+        return -1;
+    }
     if (s->fn(s->ud, buf, len) < 0) {
         s->err = errno ? errno : EIO;
         archive_set_error(a, s->err, "writing the stream: %s", strerror(s->err));
@@ -654,6 +658,8 @@ int sm_archive_write_tree(int dirfd, const char *name, const char *as_name, sm_w
     int rc = add(&w, dirfd, name, top, 0);
     if (rc == SM_OK && archive_write_close(a) != ARCHIVE_OK)
         rc = write_fail(&w, top);
+    /* a failed stream must not end like a complete one */
+    sink.dead = rc != SM_OK;
     archive_write_free(a);
     free(w.buf);
     free(top);
@@ -787,6 +793,7 @@ int sm_archive_recode(sm_read_fn in, void *rud, const char *as_name, sm_write_fn
     int rc = read_stream(in, rud, as_name, &w, m, err);
     if (rc == SM_OK && archive_write_close(a) != ARCHIVE_OK)
         rc = write_fail(&w, "its end");
+    sink.dead = rc != SM_OK;
     archive_write_free(a);
     return rc;
 }

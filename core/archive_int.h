@@ -21,6 +21,7 @@ typedef struct sm_ar_sink {
     sm_write_fn fn;
     void *ud;
     int err;
+    bool dead; /* a failed stream: nothing more (no end-of-archive blocks) goes out */
 } sm_ar_sink;
 
 /* A reader of a tar stream (ustar, pax, GNU) pulling from src; NULL on failure. */

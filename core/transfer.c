@@ -329,8 +329,9 @@ static long long tree_bytes(int dirfd, const char *name, int depth)
     struct stat st;
     if (depth > 512 || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return 0;
-    if (S_ISREG(st.st_mode))
-        return st.st_size;
+    if (S_ISREG(st.st_mode)) /* what is read: holes are not */
+        return (long long)st.st_blocks * 512 < st.st_size ? (long long)st.st_blocks * 512
+                                                          : st.st_size;
     if (!S_ISDIR(st.st_mode))
         return 0;
     int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
