@@ -4,6 +4,7 @@
 #ifndef SM_PROVIDER_IMPL_H
 #define SM_PROVIDER_IMPL_H
 
+#include "core/archive.h"
 #include "core/provider.h"
 
 /* A live reference to one sandbox. raw belongs to the provider (freed by handle_free). */
@@ -55,6 +56,21 @@ typedef struct sm_provider_ops {
     /* Runtime notes for `sandman providers` (e.g. cgroup version, limits enforced); may be
      * NULL. Returns a malloc'd line. */
     char *(*describe)(sm_provider *p);
+
+    /* Tar streams for directory transfer (core/transfer.c); every provider should have them.
+     * Relative remote paths are taken from the sandbox's workdir; the sandbox side acts as its
+     * root (modes kept, root-only directories reachable). path_kind: what remote is, never
+     * following a final link (a link is SM_KIND_OTHER). */
+    int (*path_kind)(sm_provider *p, sm_handle *h, const char *remote, sm_remote_kind *kind,
+                     sm_error *err);
+    /* Writes a tar of remote (a file, a link or a whole directory; its top entry named by
+     * remote's last component, as the Docker engine's archive API does) to out. */
+    int (*tar_get)(sm_provider *p, sm_handle *h, const char *remote, sm_write_fn out, void *ud,
+                   sm_error *err);
+    /* Extracts the tar read from in into the directory remote_dir (created with its parents).
+     * The stream may come from anywhere: names that leave remote_dir must not be written. */
+    int (*tar_put)(sm_provider *p, sm_handle *h, const char *remote_dir, sm_read_fn in, void *ud,
+                   sm_error *err);
 } sm_provider_ops;
 
 struct sm_provider {

@@ -62,6 +62,11 @@ sm_provider *sm_sandbox_provider(const sm_sandbox *s)
     return s->provider;
 }
 
+struct sm_handle *sm_sandbox_handle(const sm_sandbox *s)
+{
+    return s->stopped ? NULL : s->handle;
+}
+
 static const char *pname(const sm_sandbox *s)
 {
     return s->provider->ops->name;

@@ -28,6 +28,8 @@ const char *sm_sandbox_id(const sm_sandbox *s);
 /* What the provider warned about at start (a limit it runs without), or NULL. */
 const char *sm_sandbox_warning(const sm_sandbox *s);
 sm_provider *sm_sandbox_provider(const sm_sandbox *s);
+/* The provider's handle of the running sandbox (NULL before start or after stop). */
+struct sm_handle *sm_sandbox_handle(const sm_sandbox *s);
 
 /* Always fills *res. SM_OK when the command ran (any exit code); otherwise an error code
  * and res is 125 + error_type "timeout"/"sandbox". Default timeout 180 s. */

@@ -145,6 +145,17 @@ SLOTTED(upload,
 SLOTTED(download,
         (sm_provider * p, sm_handle *h, const char *remote, const char *local, sm_error *err),
         (p, h, remote, local, err))
+SLOTTED(path_kind,
+        (sm_provider * p, sm_handle *h, const char *remote, sm_remote_kind *kind, sm_error *err),
+        (p, h, remote, kind, err))
+SLOTTED(tar_get,
+        (sm_provider * p, sm_handle *h, const char *remote, sm_write_fn out, void *ud,
+         sm_error *err),
+        (p, h, remote, out, ud, err))
+SLOTTED(tar_put,
+        (sm_provider * p, sm_handle *h, const char *remote_dir, sm_read_fn in, void *ud,
+         sm_error *err),
+        (p, h, remote_dir, in, ud, err))
 SLOTTED(status, (sm_provider * p, sm_handle *h, sm_sandbox_info *info, sm_error *err),
         (p, h, info, err))
 SLOTTED(close, (sm_provider * p, sm_handle *h, sm_error *err), (p, h, err))
@@ -174,6 +185,9 @@ const sm_provider_ops sm_docker_provider_ops = {
     .exec = slotted_exec,
     .upload = slotted_upload,
     .download = slotted_download,
+    .path_kind = slotted_path_kind,
+    .tar_get = slotted_tar_get,
+    .tar_put = slotted_tar_put,
     .status = slotted_status,
     .close = slotted_close,
     .handle_free = docker_handle_free,

@@ -174,5 +174,11 @@ int local_upload(sm_provider *p, sm_handle *h, const char *local, const char *re
                  sm_error *err);
 int local_download(sm_provider *p, sm_handle *h, const char *remote, const char *local,
                    sm_error *err);
+int local_path_kind(sm_provider *p, sm_handle *h, const char *remote, sm_remote_kind *kind,
+                    sm_error *err);
+int local_tar_get(sm_provider *p, sm_handle *h, const char *remote, sm_write_fn out, void *ud,
+                  sm_error *err);
+int local_tar_put(sm_provider *p, sm_handle *h, const char *remote_dir, sm_read_fn in, void *ud,
+                  sm_error *err);
 
 #endif

@@ -9,7 +9,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/archive.h"
 #include "core/json.h"
 #include "core/util.h"
 #include "providers/local/local.h"
@@ -43,33 +43,7 @@ static int openat2_in_root(int root, const char *path, int flags, mode_t mode)
  * kernel state (sysctls, process memory, cgroup limits) rather than stored bytes. */
 static const char *kernel_fs(int fd)
 {
-    static const struct {
-        unsigned long magic;
-        const char *name;
-    } fs[] = {{PROC_SUPER_MAGIC, "/proc"},
-              {SYSFS_MAGIC, "sysfs"},
-              {DEVPTS_SUPER_MAGIC, "devpts"},
-              {CGROUP_SUPER_MAGIC, "cgroupfs"},
-              {CGROUP2_SUPER_MAGIC, "cgroup2"},
-              {SECURITYFS_MAGIC, "securityfs"},
-              {DEBUGFS_MAGIC, "debugfs"},
-              {TRACEFS_MAGIC, "tracefs"},
-              {BPF_FS_MAGIC, "bpffs"},
-              {PSTOREFS_MAGIC, "pstore"},
-              {EFIVARFS_MAGIC, "efivarfs"},
-              {BINFMTFS_MAGIC, "binfmt_misc"},
-              {SELINUX_MAGIC, "selinuxfs"},
-              {SMACK_MAGIC, "smackfs"},
-              {NSFS_MAGIC, "nsfs"},
-              {0x62656570 /* configfs */, "configfs"},
-              {0x65735543 /* fusectl */, "fusectl"}};
-    struct statfs sf;
-    if (fstatfs(fd, &sf) < 0)
-        return "an unknown filesystem";
-    for (size_t i = 0; i < SM_ARRAY_LEN(fs); i++)
-        if ((unsigned long)sf.f_type == fs[i].magic)
-            return fs[i].name;
-    return NULL;
+    return sm_fs_kernel_name(fd);
 }
 
 /* Opens the running sandbox's root directory; checks the init is still the same process. */
@@ -534,6 +508,123 @@ int local_download(sm_provider *p, sm_handle *h, const char *remote, const char 
         close(dir);
     close(root);
     free(name);
+    free(path);
+    local_record_free(&r);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- tar streams */
+
+/* The directory holding path (opened inside the root, O_PATH) and path's last name (NULL for
+ * the root itself). */
+static int open_parent(int root, const char *path, char **name)
+{
+    char *dir = split_last(path, name);
+    int fd = openat2_in_root(root, dir, O_PATH | O_DIRECTORY, 0);
+    int e = errno;
+    free(dir);
+    if (fd < 0) {
+        free(*name);
+        *name = NULL;
+    }
+    errno = e;
+    return fd;
+}
+
+int local_path_kind(sm_provider *p, sm_handle *h, const char *remote, sm_remote_kind *kind,
+                    sm_error *err)
+{
+    (void)p;
+    local_record r;
+    int root = open_root(h->id, &r, err);
+    if (root < 0)
+        return err ? err->code : SM_ERR_RUNTIME;
+    char *path = remote_path(&r, remote), *name = NULL;
+    int rc = SM_OK, dir = open_parent(root, path, &name);
+    struct stat st;
+    if (dir < 0 && (errno == ENOENT || errno == ENOTDIR))
+        *kind = SM_KIND_ABSENT;
+    else if (dir < 0)
+        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED,
+                          "cannot look at %s in sandbox %s: %s", path, h->id, strerror(errno));
+    else if (!name)
+        *kind = SM_KIND_DIR;
+    else if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        *kind = SM_KIND_ABSENT;
+    else
+        *kind = S_ISDIR(st.st_mode)   ? SM_KIND_DIR
+                : S_ISREG(st.st_mode) ? SM_KIND_FILE
+                                      : SM_KIND_OTHER;
+    if (dir >= 0)
+        close(dir);
+    close(root);
+    free(name);
+    free(path);
+    local_record_free(&r);
+    return rc;
+}
+
+int local_tar_get(sm_provider *p, sm_handle *h, const char *remote, sm_write_fn out, void *ud,
+                  sm_error *err)
+{
+    (void)p;
+    local_record r;
+    int root = open_root(h->id, &r, err);
+    if (root < 0)
+        return err ? err->code : SM_ERR_RUNTIME;
+    char *path = remote_path(&r, remote), *name = NULL;
+    int rc = SM_OK, dir = open_parent(root, path, &name);
+    const char *kfs;
+    if (dir < 0) {
+        bool escape = errno == EXDEV || errno == ELOOP;
+        rc = sm_error_set(err, escape ? SM_ERR_INVALID : SM_ERR_NOT_FOUND, SM_FAIL_TRANSFER_FAILED,
+                          "cannot read %s in sandbox %s: %s", path, h->id, strerror(errno));
+    } else if (!name) {
+        rc = sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST,
+                          "%s: name a directory under / to copy", path);
+    } else if ((kfs = kernel_fs(dir)) != NULL) {
+        rc = sm_error_set(err, SM_ERR_INVALID, SM_FAIL_TRANSFER_FAILED,
+                          "%s in sandbox %s is on %s (a kernel filesystem, not stored data)", path,
+                          h->id, kfs);
+    } else {
+        rc = sm_archive_write_tree(dir, name, NULL, out, ud, NULL, NULL, err);
+        if (rc != SM_OK && err && err->code == SM_ERR_NOT_FOUND)
+            snprintf(err->msg, sizeof err->msg, "no %s in sandbox %s", path, h->id);
+    }
+    if (dir >= 0)
+        close(dir);
+    close(root);
+    free(name);
+    free(path);
+    local_record_free(&r);
+    return rc;
+}
+
+int local_tar_put(sm_provider *p, sm_handle *h, const char *remote_dir, sm_read_fn in, void *ud,
+                  sm_error *err)
+{
+    (void)p;
+    local_record r;
+    int root = open_root(h->id, &r, err);
+    if (root < 0)
+        return err ? err->code : SM_ERR_RUNTIME;
+    char *path = remote_path(&r, remote_dir);
+    char *probe = xasprintf("%s/.", path);
+    int rc = SM_OK, dir = -1;
+    if (make_parents(root, probe) < 0 ||
+        (dir = openat2_in_root(root, path, O_RDONLY | O_DIRECTORY, 0)) < 0)
+        rc = sm_error_set(err, errno == ENOTDIR ? SM_ERR_INVALID : SM_ERR_IO,
+                          SM_FAIL_TRANSFER_FAILED, "cannot write in %s in sandbox %s: %s", path,
+                          h->id, strerror(errno));
+    else
+        /* setuid and setgid bits never land: the workdir may be a host directory */
+        rc = sm_archive_extract(dir, NULL, 01777, in, ud, NULL, NULL, err);
+    if (rc != SM_OK && err)
+        sm_error_prefix(err, "sandbox %s", h->id);
+    if (dir >= 0)
+        close(dir);
+    close(root);
+    free(probe);
     free(path);
     local_record_free(&r);
     return rc;

@@ -58,6 +58,8 @@ void test_exec_timeout(void **state);
 void test_exec_concurrent(void **state);
 void test_exec_on_gone_sandbox(void **state);
 void test_spec_files(void **state);
+/* contract_transfer.c: directory transfer on tar streams */
+void test_transfer_dir(void **state);
 void test_spec_files_rollback(void **state);
 void test_upload_download(void **state);
 void test_status_and_close(void **state);

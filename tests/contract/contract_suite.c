@@ -234,6 +234,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_spec_files),
         cmocka_unit_test(test_spec_files_rollback),
         cmocka_unit_test(test_upload_download),
+        cmocka_unit_test(test_transfer_dir),
         cmocka_unit_test(test_status_and_close),
         cmocka_unit_test(test_close_gone),
         cmocka_unit_test(test_ttl),

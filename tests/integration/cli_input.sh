@@ -63,7 +63,7 @@ expect_match "saying no sandbox matches" "no sandbox matches 'abcdef123456'" "$E
 run "$SANDMAN" status
 expect_match "status without an id says so" "missing sandbox id" "$ERR"
 run "$SANDMAN" cp a b
-expect_match "cp with no sandbox side is refused" "exactly one of SRC and DST must be ID:PATH" "$ERR"
+expect_match "cp with no sandbox side is refused" "one of SRC and DST must be ID:PATH" "$ERR"
 
 # An id prefix matching two sandboxes: 17 ids guarantee two share a first hex digit.
 for i in $(seq 17); do "$SANDMAN" create >/dev/null; done
