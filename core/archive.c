@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "core/archive_int.h"
+#include "core/archive_lazy.h"
 #include "core/util.h"
 
 #define MAX_DEPTH 512
@@ -642,6 +643,9 @@ static int add(walker *w, int dirfd, const char *name, const char *path, int dep
 int sm_archive_write_tree(int dirfd, const char *name, const char *as_name, sm_write_fn out,
                           void *ud, const sm_archive_opts *o, sm_manifest *m, sm_error *err)
 {
+    const char *why;
+    if (!sm_archive_load(&why))
+        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_TRANSFER_FAILED, "%s", why);
     sm_ar_sink sink = {.fn = out, .ud = ud};
     struct archive *a = sm_ar_writer(&sink);
     if (!a)
@@ -778,12 +782,18 @@ static int read_stream(sm_read_fn in, void *rud, const char *as_name, walker *w,
 
 int sm_archive_scan(sm_read_fn in, void *ud, sm_manifest *m, sm_error *err)
 {
+    const char *why;
+    if (!sm_archive_load(&why))
+        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_TRANSFER_FAILED, "%s", why);
     return read_stream(in, ud, NULL, NULL, m, err);
 }
 
 int sm_archive_recode(sm_read_fn in, void *rud, const char *as_name, sm_write_fn out, void *wud,
                       const sm_archive_opts *o, sm_manifest *m, sm_error *err)
 {
+    const char *why;
+    if (!sm_archive_load(&why))
+        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_TRANSFER_FAILED, "%s", why);
     sm_ar_sink sink = {.fn = out, .ud = wud};
     struct archive *a = sm_ar_writer(&sink);
     if (!a)

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "core/archive_int.h"
+#include "core/archive_lazy.h"
 #include "core/util.h"
 
 typedef struct xdir {
@@ -467,6 +468,9 @@ static int extract_entries(xctx *x, sm_read_fn in, void *ud, sm_manifest *m)
 int sm_archive_extract(int dirfd, const char *as_name, mode_t mode_mask, sm_read_fn in, void *ud,
                        const sm_archive_opts *o, sm_manifest *m, sm_error *err)
 {
+    const char *why;
+    if (!sm_archive_load(&why))
+        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_TRANSFER_FAILED, "%s", why);
     sm_manifest local = {0};
     if (!m)
         m = &local;

@@ -1,15 +1,15 @@
 # A headless verb starts light: the `sandman` program loads neither the dashboard's libraries
-# (they are in `sandman-dashboard`, which `sandman tui` executes) nor libcurl (loaded on the
-# first HTTP call); the dashboard still opens through `sandman` and says clearly when its
+# (they are in `sandman-dashboard`, which `sandman tui` executes) nor libcurl or libarchive (loaded on
+# first use); the dashboard still opens through `sandman` and says clearly when its
 # program is missing.
 . "$(dirname "$0")/../lib.sh"
 
 LIBS=$(ldd "$SANDMAN")
-expect_no_match "sandman links none of libcurl, ncursesw, libvterm, libuv" \
-    "libcurl|libncurses|libvterm|libuv" "$LIBS"
+expect_no_match "sandman links none of libcurl, libarchive, ncursesw, libvterm, libuv" \
+    "libcurl|libarchive|libncurses|libvterm|libuv" "$LIBS"
 run env LD_DEBUG=files "$SANDMAN" ls
 expect_eq "ls works" 0 "$RC"
-expect_no_match "and loads no library at run time either" "file=.*(libcurl|libncurses|libvterm|libuv)" "$ERR"
+expect_no_match "and loads no library at run time either" "file=.*(libcurl|libarchive|libncurses|libvterm|libuv)" "$ERR"
 expect_match "the dashboard program beside it has them" "libncursesw.*libvterm|libvterm.*libncursesw" \
     "$(ldd "$(dirname "$SANDMAN")/sandman-dashboard" | tr '\n' ' ')"
 
