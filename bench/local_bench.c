@@ -30,6 +30,8 @@ extern char **environ;
 
 static char *const bwrap_argv[] = {"bwrap", "--unshare-all", "--ro-bind", "/", "/", "true", NULL};
 static char *const unshare_argv[] = {"unshare", "-p", "-m", "-n", "-f", "true", NULL};
+/* Unprivileged, the same namespaces need a user namespace first (as the sandboxes get one). */
+static char *const unshare_user_argv[] = {"unshare", "-r", "-p", "-m", "-n", "-f", "true", NULL};
 
 /* Creates and starts a sandbox with an empty spec; NULL (and a message) on failure. */
 static sm_sandbox *sandbox_open(sm_provider *p, char *msg, size_t len)
@@ -431,7 +433,9 @@ int main(int argc, char **argv)
                     series_add(&close_, tc);
                 }
             } else {
-                char *const *av = which == 1 ? bwrap_argv : unshare_argv;
+                char *const *av = which == 1  ? bwrap_argv
+                                  : geteuid() ? unshare_user_argv
+                                              : unshare_argv;
                 double dt = spawn_wait(av, NULL);
                 if (dt < 0) {
                     fprintf(stderr, "local_bench: baseline `%s` failed to run\n", av[0]);

@@ -352,7 +352,18 @@ static int drop_capabilities(char *msg, size_t len)
     return 0;
 }
 
-int setup_sandbox(const struct launch *l, char *msg, size_t len)
+/* Waits for the supervisor's word on go_fd: 0 when it is "go". */
+static int await_go(int go_fd)
+{
+    char go[8] = "";
+    ssize_t r;
+    do {
+        r = read(go_fd, go, 3);
+    } while (r < 0 && errno == EINTR);
+    return r == 3 && !strncmp(go, "go\n", 3) ? 0 : -1;
+}
+
+int setup_sandbox(const struct launch *l, int go_fd, char *msg, size_t len)
 {
     char root[4096], path[4096];
     const char *dir = launch_get(l, "dir", "");
@@ -383,6 +394,15 @@ int setup_sandbox(const struct launch *l, char *msg, size_t len)
     sethostname(host, strlen(host));
     if (strcmp(launch_get(l, "network", "none"), "host") != 0)
         loopback_up();
+    /* The mounts above were built while the supervisor placed us in the sandbox's cgroups
+     * (the first move into a cgroup waits for an RCU grace period, longer than all of them);
+     * nothing of the agent's runs before it says that is done. */
+    if (await_go(go_fd) < 0) {
+        sup_fmt(msg, len, "the supervisor could not place the sandbox in its cgroups");
+        return -1;
+    }
+    close(go_fd);
+    unshare(CLONE_NEWCGROUP); /* the sandbox sees its own cgroup as "/" */
     /* The filter after the setup above (it needs mount & co.), before the capabilities go
      * (without no_new_privs, installing a filter takes CAP_SYS_ADMIN). */
     if (sup_seccomp_harden(l, msg, len) < 0)
@@ -408,7 +428,7 @@ static void close_all_but(const int *keep, int n)
 int init_main(void *arg)
 {
     struct init_args *ia = arg;
-    char msg[512] = "", go[8] = "";
+    char msg[512] = "";
     for (int i = 0; i < ia->nclose; i++)
         close(ia->close_fds[i]);
     int keep[3] = {ia->go_fd, ia->status_fd, ia->handoff_fd};
@@ -420,14 +440,8 @@ int init_main(void *arg)
                 keep[j] = t;
             }
     close_all_but(keep, 3);
-    ssize_t r;
-    do {
-        r = read(ia->go_fd, go, sizeof go - 1);
-    } while (r < 0 && errno == EINTR);
-    close(ia->go_fd);
-    if (r < 2 || strncmp(go, "go", 2) != 0)
+    if (await_go(ia->go_fd) < 0) /* the first "go": id maps written */
         _exit(1);
-    unshare(CLONE_NEWCGROUP); /* the sandbox sees its own cgroup as "/" */
     prctl(PR_SET_NAME, "sandman-init", 0, 0, 0);
     /* /proc/1/cmdline inside would show the supervisor's path and the state directory */
     size_t room = 0;
@@ -437,7 +451,7 @@ int init_main(void *arg)
         memset(ia->argv[0], 0, room);
         snprintf(ia->argv[0], room, "sandman-init");
     }
-    if (setup_sandbox(ia->l, msg, sizeof msg) < 0) {
+    if (setup_sandbox(ia->l, ia->go_fd, msg, sizeof msg) < 0) {
         dprintf(ia->status_fd, "err %s\n", msg);
         _exit(255);
     }

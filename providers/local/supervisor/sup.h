@@ -12,7 +12,7 @@
 /* Everything the init needs, prepared by the supervisor before clone(). */
 struct init_args {
     const struct launch *l;
-    int go_fd;        /* read end: the supervisor says "go" once cgroups/id maps are set */
+    int go_fd;        /* read end: "go" once the id maps are set, "go" again once in cgroups */
     int handoff_fd;   /* the init's end of the gate's socket pair: accepted clients arrive here */
     int status_fd;    /* write end: "ok\n" or "err <message>\n"; later "entry ..." (server_run) */
     int close_fds[8]; /* the supervisor's own descriptors (its lock above all) */
@@ -23,8 +23,10 @@ struct init_args {
 /* The init (PID 1 of the sandbox): sets up and serves; never returns. */
 int init_main(void *arg);
 
-/* Namespace and filesystem setup inside the init. On error fills msg and returns -1. */
-int setup_sandbox(const struct launch *l, char *msg, size_t len);
+/* Namespace and filesystem setup inside the init; waits on go_fd for the second "go" (the
+ * cgroups joined) before the cgroup namespace, seccomp and the capability drop. On error fills
+ * msg and returns -1. */
+int setup_sandbox(const struct launch *l, int go_fd, char *msg, size_t len);
 
 /* The control server loop (never returns): clients arrive over handoff_fd. The launch's optional
  * entrypoint runs as the sandbox's main process: when it ends, "entry exit N" or "entry signal N"

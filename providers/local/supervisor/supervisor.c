@@ -763,6 +763,30 @@ static int join_cgroups(pid_t pid, const struct launch *l, char *msg, size_t len
     return 0;
 }
 
+/* In the parent of the detach, which exits anyway: moves itself into the cgroup it is
+ * already in (the one sandman's cgroups hang from: <own>/sandman/<id>, the first cg= line).
+ * The first move into a cgroup after a quiet while waits for an RCU grace period (3-15 ms
+ * here; the kernel's cgroup_threadgroup_rwsem), and so would the init's join; started here,
+ * that wait runs while the supervisor gets ready and the join finds it (mostly) over. Moves
+ * nothing; a failure costs only the head start. */
+static void warm_cgroups(const struct launch *l)
+{
+    const char *cg = launch_get(l, "cg", NULL);
+    char path[4096], num[32];
+    if (!cg || snprintf(path, sizeof path, "%s", cg) >= (int)sizeof path)
+        return;
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(path, '/');
+        if (!slash || slash == path)
+            return;
+        *slash = '\0';
+    }
+    size_t n = strlen(path);
+    snprintf(path + n, sizeof path - n, "/cgroup.procs");
+    snprintf(num, sizeof num, "%d", (int)getpid());
+    write_file(path, num);
+}
+
 /* Reads the init's one-line verdict. */
 static int read_verdict(int fd, char *buf, size_t len, double timeout_s)
 {
@@ -799,17 +823,20 @@ int main(int argc, char **argv)
     char msg[512] = "";
     /* Detach: whoever spawned us waits for this parent to exit, and the supervisor lives on
      * as nobody's child but the system's. */
+    struct launch l;
+    if (chdir(argv[1]) < 0 || launch_read("launch.conf", &l) < 0) {
+        dprintf(report, "err cannot read %s/launch.conf: %s\n", argv[1], strerror(errno));
+        return 1;
+    }
     pid_t me = fork();
     if (me < 0) {
         dprintf(report, "err fork: %s\n", strerror(errno));
         return 1;
     }
-    if (me > 0)
+    if (me > 0) {
+        close(report);
+        warm_cgroups(&l);
         _exit(0);
-    struct launch l;
-    if (chdir(argv[1]) < 0 || launch_read("launch.conf", &l) < 0) {
-        dprintf(report, "err cannot read %s/launch.conf: %s\n", argv[1], strerror(errno));
-        return 1;
     }
     int lock = open("lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0) {
@@ -895,9 +922,13 @@ int main(int argc, char **argv)
         dup2(devnull, 2);
     }
 
-    int ok = (!userns || write_id_maps(init, &l, msg, sizeof msg) == 0) &&
-             join_cgroups(init, &l, msg, sizeof msg) == 0;
+    /* The init builds its root while we place it in its cgroups: the second "go" lets it on. */
+    int ok = !userns || write_id_maps(init, &l, msg, sizeof msg) == 0;
     write_str(go[1], ok ? "go\n" : "no\n");
+    if (ok) {
+        ok = join_cgroups(init, &l, msg, sizeof msg) == 0;
+        write_str(go[1], ok ? "go\n" : "no\n");
+    }
     close(go[1]);
     char line[600] = "";
     double ready_timeout = (double)launch_get_ll(&l, "ready_timeout_ms", 60000) / 1000.0;
