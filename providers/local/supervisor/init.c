@@ -352,6 +352,32 @@ static int drop_capabilities(char *msg, size_t len)
     return 0;
 }
 
+/* Joins the sandbox's cgroup v1 hierarchies from inside, while the init is still one thread:
+ * writing 0 (this thread) into a hierarchy's tasks file moves it without the kernel's
+ * process-wide lock, whose taking waits for an RCU grace period (3-15 ms here, most of a
+ * create). The supervisor moves it into the v2 ones (cgroup.procs only). Before anything of
+ * the sandbox's own runs, so every limit holds from its first instruction. */
+static int join_own_cgroups(const struct launch *l, char *msg, size_t len)
+{
+    const char *cgs[64];
+    size_t n = sup_cgroups_to_join(l, cgs, 64);
+    char path[4096];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/tasks", cgs[i]);
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+            continue; /* a v2 cgroup */
+        if (fd < 0 || write(fd, "0", 1) != 1) {
+            sup_fmt(msg, len, "joining cgroup %s: %s", cgs[i], strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            return -1;
+        }
+        close(fd);
+    }
+    return 0;
+}
+
 /* Waits for the supervisor's word on go_fd: 0 when it is "go". */
 static int await_go(int go_fd)
 {
@@ -442,6 +468,10 @@ int init_main(void *arg)
     close_all_but(keep, 3);
     if (await_go(ia->go_fd) < 0) /* the first "go": id maps written */
         _exit(1);
+    if (join_own_cgroups(ia->l, msg, sizeof msg) < 0) {
+        dprintf(ia->status_fd, "err %s\n", msg);
+        _exit(255);
+    }
     prctl(PR_SET_NAME, "sandman-init", 0, 0, 0);
     /* /proc/1/cmdline inside would show the supervisor's path and the state directory */
     size_t room = 0;

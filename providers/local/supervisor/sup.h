@@ -43,6 +43,19 @@ void gate_accept(int listen_fd, int handoff);
 int gate_receive(int handoff);
 
 /* Writes "err <fmt>" style messages. */
+/* The cgroups a sandbox's init goes into (the launch's cg= lines, a leaf standing for its
+ * parent); at most max into out. */
+size_t sup_cgroups_to_join(const struct launch *l, const char **out, size_t max);
+
+/* Starts the init (init_main) in new namespaces (flags), straight into the sandbox's cgroup v2
+ * when the kernel can (clone3 CLONE_INTO_CGROUP: no move at all); *into names that cgroup, or
+ * stays NULL. -1 with errno on failure. */
+pid_t sup_spawn_init(int flags, struct init_args *ia, const struct launch *l, const char **into);
+/* Moves the init into the sandbox's v2 cgroups it did not start in (the v1 ones it joins
+ * itself); -1 with msg filled on failure. */
+int sup_join_v2_cgroups(pid_t init, const struct launch *l, const char *into, char *msg,
+                        size_t len);
+
 void sup_fmt(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -738,55 +738,6 @@ static int write_id_maps(pid_t pid, const struct launch *l, char *msg, size_t le
     return 0;
 }
 
-static int join_cgroups(pid_t pid, const struct launch *l, char *msg, size_t len)
-{
-    const char *cgs[MAX_CG];
-    size_t n = launch_get_all(l, "cg", cgs, MAX_CG);
-    char path[4096], num[32];
-    snprintf(num, sizeof num, "%d", (int)pid);
-    for (size_t i = 0; i < n; i++) {
-        /* a sandbox cgroup whose leaf is listed too is joined through the leaf alone: each
-         * move between cgroups costs the kernel a synchronisation */
-        size_t len_i = strlen(cgs[i]);
-        int has_leaf = 0;
-        for (size_t k = 0; k < n && !has_leaf; k++)
-            has_leaf =
-                k != i && !strncmp(cgs[k], cgs[i], len_i) && !strcmp(cgs[k] + len_i, "/sandbox");
-        if (has_leaf)
-            continue;
-        snprintf(path, sizeof path, "%s/cgroup.procs", cgs[i]);
-        if (write_file(path, num) < 0) {
-            sup_fmt(msg, len, "joining cgroup %s: %s", cgs[i], strerror(errno));
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* In the parent of the detach, which exits anyway: moves itself into the cgroup it is
- * already in (the one sandman's cgroups hang from: <own>/sandman/<id>, the first cg= line).
- * The first move into a cgroup after a quiet while waits for an RCU grace period (3-15 ms
- * here; the kernel's cgroup_threadgroup_rwsem), and so would the init's join; started here,
- * that wait runs while the supervisor gets ready and the join finds it (mostly) over. Moves
- * nothing; a failure costs only the head start. */
-static void warm_cgroups(const struct launch *l)
-{
-    const char *cg = launch_get(l, "cg", NULL);
-    char path[4096], num[32];
-    if (!cg || snprintf(path, sizeof path, "%s", cg) >= (int)sizeof path)
-        return;
-    for (int up = 0; up < 2; up++) {
-        char *slash = strrchr(path, '/');
-        if (!slash || slash == path)
-            return;
-        *slash = '\0';
-    }
-    size_t n = strlen(path);
-    snprintf(path + n, sizeof path - n, "/cgroup.procs");
-    snprintf(num, sizeof num, "%d", (int)getpid());
-    write_file(path, num);
-}
-
 /* Reads the init's one-line verdict. */
 static int read_verdict(int fd, char *buf, size_t len, double timeout_s)
 {
@@ -835,7 +786,6 @@ int main(int argc, char **argv)
     }
     if (me > 0) {
         close(report);
-        warm_cgroups(&l);
         _exit(0);
     }
     int lock = open("lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -905,11 +855,8 @@ int main(int argc, char **argv)
         fcntl(cap.fd[0], F_SETFL, O_NONBLOCK);
         fcntl(cap.fd[1], F_SETFL, O_NONBLOCK);
     }
-    size_t stack_size = 256 * 1024;
-    char *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    pid_t init =
-        stack == MAP_FAILED ? -1 : clone(init_main, stack + stack_size, flags | SIGCHLD, &ia);
+    const char *cloned_into = NULL; /* the v2 cgroup the init starts in, if any */
+    pid_t init = sup_spawn_init(flags, &ia, &l, &cloned_into);
     if (init < 0) {
         dprintf(report, "err creating namespaces (clone): %s\n", strerror(errno));
         return 1;
@@ -926,7 +873,7 @@ int main(int argc, char **argv)
     int ok = !userns || write_id_maps(init, &l, msg, sizeof msg) == 0;
     write_str(go[1], ok ? "go\n" : "no\n");
     if (ok) {
-        ok = join_cgroups(init, &l, msg, sizeof msg) == 0;
+        ok = sup_join_v2_cgroups(init, &l, cloned_into, msg, sizeof msg) == 0;
         write_str(go[1], ok ? "go\n" : "no\n");
     }
     close(go[1]);
