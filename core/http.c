@@ -116,6 +116,7 @@ int sm_http_new(const sm_http_opts *o, sm_http **out, sm_error *err)
     c->retries = o->retries > 0 ? o->retries : 0;
     c->retry_base_s = o->retry_base_s > 0 ? o->retry_base_s : 0.1;
     c->retry_max_s = o->retry_max_s > 0 ? o->retry_max_s : 2;
+    c->max_idle_s = o->max_idle_s > 0 ? (o->max_idle_s < 1 ? 1 : (long)o->max_idle_s) : 0;
     *out = c;
     return SM_OK;
 }
@@ -187,6 +188,8 @@ void sm_http_common_opts(const sm_http *c, CURL *h, const char *path)
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
     curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+    if (c->max_idle_s > 0)
+        curl_easy_setopt(h, CURLOPT_MAXAGE_CONN, c->max_idle_s);
     if (c->tls) {
         if (c->ca_file)
             curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);

@@ -29,6 +29,10 @@ typedef struct sm_http_opts {
     double retry_base_s;      /* first backoff; doubles per attempt, jittered (<= 0: 0.1 s) */
     double retry_max_s;       /* backoff cap (<= 0: 2 s) */
     const char *what;         /* "the Docker engine": used in error messages */
+    /* Longest a kept-alive connection may sit idle and still be reused (<= 0: libcurl's
+     * default). Keep it below the server's own keep-alive (uvicorn closes after 5 s), so a
+     * request never goes out on a socket the server is closing. */
+    double max_idle_s;
 } sm_http_opts;
 
 /* Builds a client. Errors: a malformed URL (SM_ERR_CONFIG). *out is owned by the caller. */

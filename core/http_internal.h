@@ -26,6 +26,7 @@ struct sm_http {
     long connect_timeout_ms;
     int retries;
     double retry_base_s, retry_max_s;
+    long max_idle_s; /* connections older than this are not reused (0: libcurl's default) */
     char *what;
     pthread_mutex_t lock;
     CURL *pool[POOL_MAX];
