@@ -4,6 +4,7 @@
  * stops early is an error, not a SIGPIPE). A side that fails makes the other one's stream end
  * in an error, never in a clean end of archive, so a half stream is never taken as complete. */
 #include "core/transfer.h"
+#include "core/transfer_exec.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -101,8 +102,8 @@ static ssize_t sock_read(void *ud, void *buf, size_t len)
 static void *side_run(void *arg)
 {
     side *s = arg;
-    int rc = s->get ? s->p->ops->tar_get(s->p, s->h, s->path, sock_write, s, &s->err)
-                    : s->p->ops->tar_put(s->p, s->h, s->path, sock_read, s, &s->err);
+    int rc = s->get ? sm_tar_get(s->p, s->h, s->path, sock_write, s, &s->err)
+                    : sm_tar_put(s->p, s->h, s->path, sock_read, s, &s->err);
     __atomic_store_n(&s->rc, rc, __ATOMIC_SEQ_CST);
     shutdown(s->fd, SHUT_RDWR);
     return NULL;
@@ -197,9 +198,9 @@ static int need_tar(sm_sandbox *s, sm_provider **p, sm_handle **h, sm_error *err
     if (!*h)
         return sm_error_set(err, SM_ERR_STATE, SM_FAIL_INVALID_REQUEST,
                             "the sandbox is not running");
-    if (!(*p)->ops->tar_get || !(*p)->ops->tar_put || !(*p)->ops->path_kind)
+    if (!sm_tar_available(*p))
         return sm_error_set(err, SM_ERR_UNSUPPORTED, SM_FAIL_INVALID_REQUEST,
-                            "the %s provider cannot move directories (no tar streams)",
+                            "the %s provider cannot move directories (no tar streams, no exec)",
                             (*p)->ops->name);
     return SM_OK;
 }
@@ -358,7 +359,7 @@ int sm_transfer_remote_kind(sm_sandbox *s, const char *remote, sm_remote_kind *k
     sm_provider *p;
     sm_handle *h;
     int rc = need_tar(s, &p, &h, err);
-    return rc != SM_OK ? rc : p->ops->path_kind(p, h, remote, kind, err);
+    return rc != SM_OK ? rc : sm_tar_path_kind(p, h, remote, kind, err);
 }
 
 static int upload(sm_sandbox *s, const char *local, const char *remote, bool want_dir,
@@ -425,7 +426,7 @@ static int download(sm_sandbox *s, const char *remote, const char *local, bool w
         return rc;
     if (want_dir) {
         sm_remote_kind k;
-        rc = p->ops->path_kind(p, h, remote, &k, err);
+        rc = sm_tar_path_kind(p, h, remote, &k, err);
         if (rc == SM_OK && k != SM_KIND_DIR)
             rc = sm_error_set(err, k == SM_KIND_ABSENT ? SM_ERR_NOT_FOUND : SM_ERR_INVALID,
                               SM_FAIL_TRANSFER_FAILED, "%s in sandbox %s is %s, not a directory",
