@@ -136,6 +136,7 @@ static void follow(sm_cli *cli, sm_sandbox *s, const char *prov, const char *id,
                    unsigned long long ino, int last_exec)
 {
     for (bool last_round = false;;) {
+        sm_sandbox_sync_entry_output(s);
         char *buf = NULL;
         size_t len = 0;
         if (sm_output_follow_entry(prov, id, &off, &ino, &buf, &len) > 0) {
@@ -171,6 +172,7 @@ static int cmd_logs(sm_cli *cli, cli_call *c)
     sm_sandbox *s = c->target;
     const char *prov = sm_provider_name(sm_sandbox_provider(s)), *id = sm_sandbox_id(s);
     double since = a->since > 0 ? sm_now_wall() - a->since : 0;
+    sm_sandbox_sync_entry_output(s);
     if (a->list)
         return list_outputs(cli, prov, id, since);
     sm_output_entry e;

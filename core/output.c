@@ -353,3 +353,34 @@ int sm_output_remove(const char *provider, const char *id)
     free(dir);
     return rc;
 }
+
+void sm_output_put_entry(const char *provider, const char *id, const char *text, size_t len)
+{
+    char *dir = dir_of(provider, id);
+    if (sm_mkdir_p(dir, 0700) < 0) {
+        free(dir);
+        return;
+    }
+    char *raw = xstrndup(text, len), *red = sm_redact_dup(raw);
+    size_t rlen = strlen(red);
+    char *path = xasprintf("%s/entry.log", dir), *kept = NULL;
+    size_t klen = 0;
+    if (sm_read_file(path, &kept, &klen) < 0)
+        klen = 0;
+    if (kept && klen <= rlen && !memcmp(kept, red, klen)) {
+        if (rlen > klen) { /* only the new part, so a follower's offset stays right */
+            int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+            if (fd >= 0) {
+                sm_write_all(fd, red + klen, rlen - klen);
+                close(fd);
+            }
+        }
+    } else if (rlen) { /* the runtime's copy moved on (cut at its start): replace ours */
+        sm_write_file_atomic(path, red, rlen, 0600);
+    }
+    free(kept);
+    free(path);
+    free(red);
+    free(raw);
+    free(dir);
+}

@@ -60,6 +60,11 @@ int sm_output_read(const char *provider, const char *id, int n, sm_output_entry 
 size_t sm_output_follow_entry(const char *provider, const char *id, long long *offset,
                               unsigned long long *inode, char **buf, size_t *len);
 
+/* For runtimes that keep the entrypoint's output themselves: makes entry.log hold text (the
+ * runtime's latest copy, redacted here), appending only what is new when the kept log is the
+ * start of it, so a follower sees each byte once. */
+void sm_output_put_entry(const char *provider, const char *id, const char *text, size_t len);
+
 int sm_output_remove(const char *provider, const char *id);
 
 /* A streamed exec's output passes through a tee (output_tee.c): each descriptor >= 0 is

@@ -57,6 +57,12 @@ typedef struct sm_provider_ops {
      * NULL. Returns a malloc'd line. */
     char *(*describe)(sm_provider *p);
 
+    /* Optional, for runtimes that keep the entrypoint's output themselves (docker logs): that
+     * output, both streams in order, the last max bytes at most, malloc'd into *out. The local
+     * supervisor writes it into the kept output as it comes and has none. */
+    int (*entry_output)(sm_provider *p, sm_handle *h, size_t max, char **out, size_t *len,
+                        sm_error *err);
+
     /* Tar streams for directory transfer (core/transfer.c); every provider should have them.
      * Relative remote paths are taken from the sandbox's workdir; the sandbox side acts as its
      * root (modes kept, root-only directories reachable). path_kind: what remote is, never

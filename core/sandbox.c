@@ -608,3 +608,15 @@ int sm_sandbox_stop(sm_sandbox *s, sm_error *err)
     s->stopped = true;
     return SM_OK;
 }
+
+void sm_sandbox_sync_entry_output(sm_sandbox *s)
+{
+    if (!s->handle || !s->provider->ops->entry_output)
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    if (s->provider->ops->entry_output(s->provider, s->handle, (size_t)sm_output_cap(), &text, &len,
+                                       NULL) == SM_OK)
+        sm_output_put_entry(pname(s), s->handle->id, text, len);
+    free(text);
+}

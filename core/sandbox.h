@@ -52,4 +52,8 @@ int sm_sandbox_pause(sm_sandbox *s, bool pause, sm_error *err);
 /* Ends the sandbox and removes every trace (provider state and journal). Idempotent. */
 int sm_sandbox_stop(sm_sandbox *s, sm_error *err);
 
+/* Brings the kept entrypoint output up to date from the runtime, for providers whose runtime
+ * keeps it (docker); nothing for the others. */
+void sm_sandbox_sync_entry_output(sm_sandbox *s);
+
 #endif

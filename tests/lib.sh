@@ -79,6 +79,16 @@ process_gone() {
     [ -z "$state" ] || [ "$state" = Z ]
 }
 
+# wait_until SECONDS COMMAND...: polls COMMAND until it succeeds (true) or SECONDS pass (false).
+wait_until() {
+    local end=$(($(date +%s) + $1))
+    shift
+    until "$@"; do
+        [ "$(date +%s)" -ge "$end" ] && return 1
+        sleep 0.2
+    done
+}
+
 finish() {
     echo "# $TEST_NAME: $PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ] && [ "$PASSED" -gt 0 ]

@@ -156,6 +156,21 @@ SLOTTED(tar_put,
         (sm_provider * p, sm_handle *h, const char *remote_dir, sm_read_fn in, void *ud,
          sm_error *err),
         (p, h, remote_dir, in, ud, err))
+/* The engine keeps the container's main process output: `sandman logs` shows it. */
+static int docker_entry_output(sm_provider *p, sm_handle *h, size_t max, char **out, size_t *len,
+                               sm_error *err)
+{
+    sm_strbuf text = {0};
+    int rc = docker_logs(p->impl, h->id, NULL, &text, err);
+    size_t skip = text.len > max ? text.len - max : 0;
+    *len = rc == SM_OK ? text.len - skip : 0;
+    *out = rc == SM_OK ? xstrndup(text.data ? text.data + skip : "", *len) : NULL;
+    sm_strbuf_free(&text);
+    return rc;
+}
+SLOTTED(entry_output,
+        (sm_provider * p, sm_handle *h, size_t max, char **out, size_t *len, sm_error *err),
+        (p, h, max, out, len, err))
 SLOTTED(status, (sm_provider * p, sm_handle *h, sm_sandbox_info *info, sm_error *err),
         (p, h, info, err))
 SLOTTED(close, (sm_provider * p, sm_handle *h, sm_error *err), (p, h, err))
@@ -200,4 +215,5 @@ const sm_provider_ops sm_docker_provider_ops = {
     .pause = slotted_pause,
     .resume = slotted_resume,
     .describe = docker_describe,
+    .entry_output = slotted_entry_output,
 };

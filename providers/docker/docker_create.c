@@ -341,38 +341,19 @@ static int run_probe(docker_provider *dp, const char *id, const sm_spec *spec, s
                         "container %.12s did not become ready: %s", id, last);
 }
 
-static bool demux_to_strbuf(void *ud, unsigned stream, const char *data, size_t len)
-{
-    sm_strbuf_append(ud, data, len);
-    return true;
-}
-
 static void logs_tail(docker_provider *dp, const char *id, char *buf, size_t len)
 {
     buf[0] = '\0';
-    char *path = docker_path(dp, NULL, "/containers/%s/logs?stdout=1&stderr=1&tail=3", id);
-    if (!path)
-        return;
-    sm_http_req r = {.method = "GET", .path = path, .timeout_s = 10, .body_size = -1};
-    sm_http_resp resp;
-    if (sm_http_do(dp->http, &r, &resp, NULL) == SM_OK && resp.status == 200 && resp.body.len) {
-        sm_strbuf text = {0};
-        docker_demux d = {.sink = demux_to_strbuf, .ud = &text};
-        /* A container with a TTY has a plain log stream instead of frames. */
-        if ((unsigned char)resp.body.data[0] <= 2 && resp.body.len >= 8)
-            docker_demux_feed(&d, resp.body.data, resp.body.len);
-        else
-            sm_strbuf_append(&text, resp.body.data, resp.body.len);
+    sm_strbuf text = {0};
+    if (docker_logs(dp, id, "3", &text, NULL) == SM_OK) {
         size_t n = 0;
         for (size_t i = 0; text.data && i < text.len && n + 1 < len; i++)
             buf[n++] = (text.data[i] == '\n' || text.data[i] == '\r') ? ' ' : text.data[i];
         while (n > 0 && buf[n - 1] == ' ')
             n--;
         buf[n] = '\0';
-        sm_strbuf_free(&text);
     }
-    sm_http_resp_free(&resp);
-    free(path);
+    sm_strbuf_free(&text);
 }
 
 /* Fills err for a failed create and removes what the attempt left behind. */

@@ -370,3 +370,36 @@ bool docker_demux_feed(docker_demux *d, const char *data, size_t len)
     }
     return true;
 }
+
+static bool demux_to_strbuf(void *ud, unsigned stream, const char *data, size_t len)
+{
+    (void)stream;
+    sm_strbuf_append(ud, data, len);
+    return true;
+}
+
+int docker_logs(docker_provider *dp, const char *id, const char *tail, sm_strbuf *out,
+                sm_error *err)
+{
+    char *path = docker_path(dp, err, "/containers/%s/logs?stdout=1&stderr=1&tail=%s", id,
+                             tail ? tail : "all");
+    if (!path)
+        return err ? err->code : SM_ERR_INVALID;
+    sm_http_req r = {.method = "GET", .path = path, .timeout_s = 10, .body_size = -1};
+    sm_http_resp resp;
+    int rc = sm_http_do(dp->http, &r, &resp, err);
+    if (rc == SM_OK && resp.status != 200)
+        rc = docker_http_error(err, resp.status, resp.body.data, NULL, SM_FAIL_SANDBOX_ERROR,
+                               "reading the logs of %.12s", id);
+    if (rc == SM_OK && resp.body.len) {
+        docker_demux d = {.sink = demux_to_strbuf, .ud = out};
+        /* A container with a TTY has a plain log stream instead of frames. */
+        if ((unsigned char)resp.body.data[0] <= 2 && resp.body.len >= 8)
+            docker_demux_feed(&d, resp.body.data, resp.body.len);
+        else
+            sm_strbuf_append(out, resp.body.data, resp.body.len);
+    }
+    sm_http_resp_free(&resp);
+    free(path);
+    return rc;
+}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/strbuf.h"
 #include "core/http.h"
 #include "core/kv.h"
 #include "providers/docker/docker_config.h"
@@ -92,5 +93,10 @@ typedef struct docker_demux {
 
 /* Feeds bytes; returns false when a sink refused them. */
 bool docker_demux_feed(docker_demux *d, const char *data, size_t len);
+
+/* The container's output as the engine keeps it (both streams in the order they came; the
+ * last tail lines, or all when tail is NULL) appended to out. */
+int docker_logs(docker_provider *dp, const char *id, const char *tail, sm_strbuf *out,
+                sm_error *err);
 
 #endif

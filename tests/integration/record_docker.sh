@@ -23,4 +23,17 @@ run S events "$EP"
 expect_match "the engine's end is journaled when first seen" "ended: exit 3" "$OUT"
 run S events "$EP"
 expect_eq "once" 1 "$(echo "$OUT" | grep -c 'ended')"
+
+# The entrypoint's output is kept by the engine: logs shows it (redacted), -f follows it.
+LG=$(S create -i "$IMG" --entrypoint /bin/sh --entrypoint -c --entrypoint \
+    'echo entry-hello; echo "API_KEY=sk-live-0123456789abcdef"; echo entry-err >&2; sleep 3; echo entry-later; sleep 60')
+shows_hello() { run S logs "$LG"; printf '%s' "$OUT" | grep -q '^entry-hello$'; }
+check "logs shows the entrypoint's output" wait_until 10 shows_hello
+expect_match "both streams" "entry-err" "$OUT"
+expect_no_match "with the secret redacted" "sk-live-0123456789abcdef" "$OUT$ERR"
+expect_match "(the line is still there)" "API_KEY=" "$OUT"
+run timeout 8 "$SANDMAN" -p dk logs -f "$LG"
+expect_match "logs -f follows what it prints later" "entry-later" "$OUT"
+expect_eq "each line once" 1 "$(printf '%s\n' "$OUT" | grep -c '^entry-hello$')"
+S rm "$EP" "$LG" >/dev/null
 finish
