@@ -18,6 +18,7 @@ typedef struct node_cmd {
     char **argv;
     size_t n;
     char *dir, *lid, *cfg;
+    char *rcfile; /* srun: where the step writes the node-side sandman's exit status */
     long jobid;
 } node_cmd;
 
@@ -36,6 +37,34 @@ static void node_cmd_free(node_cmd *c)
     free(c->dir);
     free(c->lid);
     free(c->cfg);
+    if (c->rcfile)
+        unlink(c->rcfile);
+    free(c->rcfile);
+}
+
+/* The node-side sandman's exit status: srun's own says nothing of it (and a non-zero one makes
+ * srun add a line to stderr), so the step reports it in a file of the shared state directory;
+ * -1 when the step did not run. */
+static int node_status(node_cmd *c, int code)
+{
+    if (!c->rcfile || code < 0)
+        return code;
+    char buf[32];
+    int n = sm_read_small(c->rcfile, buf, sizeof buf);
+    unlink(c->rcfile);
+    return n >= 0 && buf[0] ? atoi(buf) : -1;
+}
+
+/* The environment of a node-side command: the state directory, and the status file. */
+static void node_env(const slurm_provider *sp, const node_cmd *c, char **env)
+{
+    slurm_node_env(sp, env);
+    size_t k = 0;
+    while (env[k])
+        k++;
+    if (c->rcfile)
+        env[k++] = xasprintf("SANDMAN_SLURM_RC=%s", c->rcfile);
+    env[k] = NULL;
 }
 
 /* Why the sandbox cannot take commands (not ready, ended, gone), into err. */
@@ -79,6 +108,12 @@ static int node_cmd_start(const slurm_provider *sp, const char *id, node_cmd *c,
         push(c, xstrdup("--quiet"));
         push(c, xstrdup("--nodes=1"));
         push(c, xstrdup("--ntasks=1"));
+        push(c, xstrdup("/bin/sh"));
+        push(c, xstrdup("-c"));
+        push(c, xstrdup("\"$0\" \"$@\"; echo $? >\"$SANDMAN_SLURM_RC\""));
+        char rnd[13];
+        sm_random_hex(rnd, 12);
+        c->rcfile = xasprintf("%s/rc-%s", c->dir, rnd);
     }
     push(c, xstrdup(sp->sandman));
     push(c, xstrdup("-c"));
@@ -90,31 +125,37 @@ static int node_cmd_start(const slurm_provider *sp, const char *id, node_cmd *c,
 
 static int run_node(const slurm_provider *sp, node_cmd *c, int in_fd, slurm_out *o)
 {
-    char *env[4];
-    slurm_node_env(sp, env);
-    int rc = slurm_run(c->argv, env, in_fd, -1, -1, o);
+    char *env[5];
+    node_env(sp, c, env);
+    int rc = node_status(c, slurm_run(c->argv, env, in_fd, -1, -1, o));
+    o->status = rc;
     for (int i = 0; env[i]; i++)
         free(env[i]);
     return rc;
 }
 
-static const char *error_type_of(const char *s)
+/* The failure the node's sandbox recorded for the command that just ended with rc (its
+ * journal is in the shared state directory, read from this host). */
+static bool last_failure(const slurm_provider *sp, node_cmd *c, int rc, sm_failure *f)
 {
-    if (!s)
-        return NULL;
-    if (!strcmp(s, "timeout"))
-        return "timeout";
-    if (!strcmp(s, "pty"))
-        return "pty";
-    return "sandbox";
-}
-
-static char *json_bytes(const cJSON *o, const char *key, size_t *len)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    char *s = xstrdup(cJSON_IsString(v) ? v->valuestring : "");
-    *len = strlen(s);
-    return s;
+    char *env[4];
+    slurm_node_env(sp, env);
+    char *argv[] = {sp->sandman, "-c", c->cfg, "-p", "node", "-o", "json", "status", c->lid, NULL};
+    slurm_out o;
+    slurm_run(argv, env, -1, -1, -1, &o);
+    for (int i = 0; env[i]; i++)
+        free(env[i]);
+    cJSON *j = o.out ? cJSON_Parse(o.out) : NULL;
+    const cJSON *lf = cJSON_GetObjectItemCaseSensitive(j, "last_failure");
+    bool found = false;
+    if (cJSON_IsObject(lf)) {
+        sm_failure_from_json(lf, f);
+        found = f->commands_since == 0 && (rc == SM_RUNTIME_RETURN_CODE || f->exit_code == rc);
+    }
+    cJSON_Delete(j);
+    slurm_out_free(&o);
+    f->sandbox_id[0] = f->provider[0] = '\0'; /* named after this sandbox by the caller */
+    return found;
 }
 
 int slurm_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec_result *res,
@@ -126,29 +167,20 @@ int slurm_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     if (rc != SM_OK)
         return rc;
     push(&c, xstrdup("exec"));
-    push(&c, xstrdup("-o"));
-    push(&c, xstrdup("json"));
     if (req->timeout_s > 0)
         push(&c, xasprintf("--timeout=%g", req->timeout_s));
     if (req->cwd)
         push(&c, xasprintf("--workdir=%s", req->cwd));
     if (req->user)
         push(&c, xasprintf("--user=%s", req->user));
-    char *envfile = NULL;
-    if (req->env && req->env->n) {
-        char rnd[13];
-        sm_random_hex(rnd, 12);
-        envfile = xasprintf("%s/exec-env-%s", c.dir, rnd);
-        char *text = xstrdup("");
-        for (size_t i = 0; i < req->env->n; i++) {
-            char *next =
-                xasprintf("%s%s=%s\n", text, req->env->items[i].key, req->env->items[i].value);
-            free(text);
-            text = next;
-        }
-        sm_write_file_atomic(envfile, text, strlen(text), 0600);
-        free(text);
-        push(&c, xasprintf("--env-file=%s", envfile));
+    /* Values travel in the step's environment (srun passes it on), never on a command line;
+     * `-e KEY` takes each from there. */
+    size_t nenv = req->env ? req->env->n : 0;
+    char **env = xcalloc(nenv + 5, sizeof *env);
+    node_env(sp, &c, env + nenv);
+    for (size_t i = 0; i < nenv; i++) {
+        env[i] = xasprintf("%s=%s", req->env->items[i].key, req->env->items[i].value);
+        push(&c, xasprintf("--env=%s", req->env->items[i].key));
     }
     push(&c, xstrdup(req->stdin_fd >= 0 ? "-i" : "-n"));
     push(&c, xstrdup(c.lid));
@@ -156,50 +188,50 @@ int slurm_exec(sm_provider *p, sm_handle *h, const sm_exec_request *req, sm_exec
     push(&c, xstrdup(req->cmd));
     double t0 = sm_now_mono();
     slurm_out o;
-    run_node(sp, &c, req->stdin_fd, &o);
-    if (envfile) {
-        unlink(envfile);
-        free(envfile);
+    int code =
+        node_status(&c, slurm_run(c.argv, env, req->stdin_fd, req->stdout_fd, req->stderr_fd, &o));
+    for (size_t i = 0; env[i]; i++)
+        free(env[i]);
+    free(env);
+    res->duration_s = sm_now_mono() - t0;
+    if (req->stdout_fd < 0) {
+        res->out = o.out;
+        res->out_len = o.out_len;
+        o.out = NULL;
     }
-    cJSON *j = o.out ? cJSON_Parse(o.out) : NULL;
-    const cJSON *code = cJSON_GetObjectItemCaseSensitive(j, "return_code");
-    if (cJSON_IsNumber(code)) {
-        res->return_code = (int)code->valuedouble;
-        res->out = json_bytes(j, "stdout", &res->out_len);
-        res->err = json_bytes(j, "stderr", &res->err_len);
-        const cJSON *et = cJSON_GetObjectItemCaseSensitive(j, "error_type");
-        res->error_type = error_type_of(cJSON_IsString(et) ? et->valuestring : NULL);
-        const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "failure");
-        if (cJSON_IsObject(f))
-            sm_failure_from_json(f, &res->failure);
-        /* named after this sandbox, not the node's local one */
-        res->failure.sandbox_id[0] = res->failure.provider[0] = '\0';
-        res->duration_s = sm_now_mono() - t0;
-        /* Streams asked for get the whole output once the command ended. */
-        if (req->stdout_fd >= 0 && res->out_len) {
-            sm_write_all(req->stdout_fd, res->out, res->out_len);
-            free(res->out);
-            res->out = NULL;
-            res->out_len = 0;
-        }
-        if (req->stderr_fd >= 0 && res->err_len) {
-            sm_write_all(req->stderr_fd, res->err, res->err_len);
-            free(res->err);
-            res->err = NULL;
-            res->err_len = 0;
-        }
-        rc = SM_OK;
-    } else {
-        /* The step could not run (the job ended under it, srun refused): say why it ended. */
-        rc = not_running(sp, h->id, c.dir, c.jobid, "exec", err);
-        if (err && err->failure.kind == SM_FAIL_NOT_FOUND) {
+    if (req->stderr_fd < 0) {
+        res->err = o.err;
+        res->err_len = o.err_len;
+        o.err = NULL;
+    }
+    res->return_code = code;
+    rc = SM_OK;
+    if (code < 0) {
+        rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_SANDBOX_ERROR, "exec: cannot run %s",
+                          c.argv[0]);
+    } else if (code != 0) {
+        slurm_job j;
+        if (slurm_job_query(c.jobid, &j) == 0 && slurm_job_terminal(j.state)) {
+            /* the job (and its sandbox) ended under the command */
+            rc = not_running(sp, h->id, c.dir, c.jobid, "exec", err);
+        } else if (last_failure(sp, &c, code, &res->failure)) {
+            if (res->failure.kind == SM_FAIL_EXEC_TIMEOUT)
+                res->error_type = "timeout";
+            else if (code == SM_RUNTIME_RETURN_CODE)
+                res->error_type = "sandbox";
+        } else if (code == SM_RUNTIME_RETURN_CODE) {
             char line[200] = "";
-            sm_failure_last_line(o.err, o.err_len, line, sizeof line);
+            sm_failure_last_line(res->err, res->err_len, line, sizeof line);
             rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_SANDBOX_ERROR, "exec: %s",
-                              line[0] ? line : "the node's sandman did not answer");
+                              line[0] ? line : "the node's sandman failed");
+        } else {
+            sm_failure_init(&res->failure);
+            res->failure.kind = code > 128 ? SM_FAIL_SIGNALED : SM_FAIL_EXIT_NONZERO;
+            res->failure.exit_code = code;
+            if (code > 128)
+                res->failure.signal = code - 128;
         }
     }
-    cJSON_Delete(j);
     slurm_out_free(&o);
     node_cmd_free(&c);
     return rc;
