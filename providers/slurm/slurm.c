@@ -360,24 +360,35 @@ static char **sbatch_args(const slurm_provider *sp, const char *id, const char *
     return v;
 }
 
-static void cancel_job(long jobid)
+/* Cancels the job and waits until its script has ended the node's sandbox (it has KillWait
+ * to do it). An error when the controller cannot be reached: the record stays for a retry. */
+static int cancel_job(long jobid, sm_error *err)
 {
     if (jobid <= 0)
-        return;
+        return SM_OK;
+    slurm_job j;
+    if (slurm_job_query(jobid, &j) == 0 && slurm_job_terminal(j.state))
+        return SM_OK;
     char jid[32];
     snprintf(jid, sizeof jid, "%ld", jobid);
     char *argv[] = {"scancel", jid, NULL};
     slurm_out o;
-    slurm_run(argv, NULL, -1, -1, -1, &o);
+    if (slurm_run(argv, NULL, -1, -1, -1, &o) != 0) {
+        char line[200] = "";
+        sm_failure_last_line(o.err, o.err_len, line, sizeof line);
+        slurm_out_free(&o);
+        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_PROVIDER_UNREACHABLE,
+                            "scancel %ld failed: %s", jobid, line);
+    }
     slurm_out_free(&o);
-    /* Until the job's script has ended the node's sandbox (it has KillWait to do it). */
     double deadline = sm_now_mono() + 60;
-    slurm_job j;
     while (sm_now_mono() < deadline) {
         if (slurm_job_query(jobid, &j) == 0 && slurm_job_terminal(j.state))
-            break;
+            return SM_OK;
         usleep(20000);
     }
+    return sm_error_set(err, SM_ERR_TIMEOUT, SM_FAIL_SANDBOX_ERROR,
+                        "job %ld did not end within 60 s of scancel", jobid);
 }
 
 /* Removes the node's sandbox (if the job left it) and the record. */
@@ -541,7 +552,7 @@ static int slurm_create(sm_provider *p, const sm_spec *spec, sm_handle **out, sm
     free(metatext);
     rc = wait_ready(dir, jobid, spec->ready_timeout_s > 0 ? spec->ready_timeout_s + 60 : 600, err);
     if (rc != SM_OK) {
-        cancel_job(jobid);
+        cancel_job(jobid, NULL);
         goto fail;
     }
     cJSON_Delete(meta);
@@ -594,8 +605,9 @@ static int slurm_close(sm_provider *p, sm_handle *h, sm_error *err)
         free(dir);
         return SM_OK;
     }
-    cancel_job(slurm_rec_jobid(dir));
-    int rc = remove_traces(sp, dir, err);
+    int rc = cancel_job(slurm_rec_jobid(dir), err);
+    if (rc == SM_OK)
+        rc = remove_traces(sp, dir, err);
     free(dir);
     return rc;
 }

@@ -75,7 +75,7 @@ MinJobAge=300
 NodeName=n[1-$nodes] NodeHostname=$host NodeAddr=127.0.0.1 Port=[$((base + 1))-$((base + nodes))] CPUs=16 RealMemory=4000 State=UNKNOWN
 PartitionName=test Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=UP
 EOF
-    export SLURM_CONF=$dir/slurm.conf
+    export SLURM_CONF=$dir/slurm.conf SLURM_TEST_PARTITION=test SLURM_TEST_NODES=$nodes
     # Background jobs are simple commands, so $! is the daemon itself (-D: no fork).
     slurmctld -D -i -f "$SLURM_CONF" >>"$dir/log/slurmctld.out" 2>&1 &
     echo $! >"$dir/run/ctld.pid"
