@@ -287,6 +287,7 @@ static char *job_script(const slurm_provider *sp, const char *dir, char **create
         "lid=$(%s 2>\"$D/create.err\")\n"
         "rc=$?\n"
         "if [ $rc -ne 0 ]; then echo $rc >\"$D/failed\"; exit 1; fi\n"
+        "rm -f \"$D/env\"\n"
         "stop() {\n"
         "    : >\"$D/cancelled\"\n"
         "    [ -n \"${w:-}\" ] && kill \"$w\" 2>/dev/null\n"

@@ -114,7 +114,13 @@ slurm_cluster_stop() {
     local dir=$1 f pid
     [ -d "$dir" ] || return 0
     if [ -e "$dir/slurm.conf" ] && [ -e "$dir/run/ctld.pid" ]; then
-        SLURM_CONF=$dir/slurm.conf scancel --full -p test >/dev/null 2>&1 || true
+        # Cancelled jobs end their sandboxes in their scripts: give them the time to.
+        SLURM_CONF=$dir/slurm.conf scancel -p test >/dev/null 2>&1 || true
+        for _ in $(seq 100); do
+            [ -z "$(SLURM_CONF=$dir/slurm.conf squeue -h -t running,completing,pending \
+                -o %i 2>/dev/null)" ] && break
+            sleep 0.1
+        done
     fi
     for f in "$dir"/run/d-*.pid "$dir/run/ctld.pid" "$dir/run/watchdog.pid"; do
         [ -e "$f" ] || continue
@@ -129,6 +135,19 @@ slurm_cluster_stop() {
             sleep 0.05
         done
         kill -9 "$pid" 2>/dev/null
+    done
+    # A sandbox supervisor the jobs started that outlived them (proctrack/linuxproc does not
+    # follow a detached process), with its state under this directory: end it (it removes its
+    # cgroups and records why).
+    for pid in $(pgrep -f sandman-supervisor); do
+        case $(readlink "/proc/$pid/cwd" 2>/dev/null) in
+        "$dir"/*) kill "$pid" 2>/dev/null ;;
+        esac
+    done
+    for pid in $(pgrep -f sandman-supervisor); do
+        case $(readlink "/proc/$pid/cwd" 2>/dev/null) in
+        "$dir"/*) for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done ;;
+        esac
     done
     # proctrack/cgroup (not used here, but a site's override may) leaves empty slurm_* cgroup
     # directories behind: remove them deepest first.

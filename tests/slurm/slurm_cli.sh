@@ -88,6 +88,17 @@ ttl_id=$OUT
 expired() { [ "$(failure_of "$ttl_id")" = ttl_expired ]; }
 check "a sandbox past its TTL shows ttl_expired" wait_for 40 expired
 
+# --- the shared state directory (records, env files of other sandboxes) is hidden inside
+run "$SANDMAN" create --ready-timeout 30 -e SLURM_CLI_SECRET=hunter2-value
+secret_id=$OUT
+run "$SANDMAN" exec "$fifth_id" -- "cat $SHARED/slurm/$secret_id/* $SHARED/slurm/*/env; ls $SHARED"
+expect_no_match "another sandbox cannot read the shared records" 'hunter2-value' "$OUT"
+expect_eq "the shared state directory shows empty inside" "" "$OUT"
+run "$SANDMAN" exec "$secret_id" -- 'echo "$SLURM_CLI_SECRET"'
+expect_eq "the env value reaches its own sandbox" "hunter2-value" "$OUT"
+check "the env file is gone once the sandbox is ready" test ! -e "$SHARED/slurm/$secret_id/env"
+"$SANDMAN" rm "$secret_id" >/dev/null
+
 # --- a request no node can hold fails with Slurm's reason and leaves nothing
 before=$(ls "$SHARED/slurm" | wc -l)
 run "$SANDMAN" create --cpu 64
