@@ -12,8 +12,8 @@ CLUSTER=$(mktemp -d /tmp/sandman-slurm-XXXXXX)
 trap 'cleanup_all' EXIT
 cleanup_all() {
     local ids
-    ids=$("$SANDMAN" ls -aq 2>/dev/null)
-    [ -n "$ids" ] && "$SANDMAN" rm $ids >/dev/null 2>&1
+    ids=$("$SANDMAN" -p cluster ls -aq 2>/dev/null)
+    [ -n "$ids" ] && "$SANDMAN" -p cluster rm $ids >/dev/null 2>&1
     slurm_cluster_stop "$CLUSTER"
     rm -rf "$SANDMAN_STATE_DIR"
 }
@@ -21,9 +21,15 @@ slurm_cluster_start "$CLUSTER" $$ || exit 1
 SHARED=$CLUSTER/shared
 export SANDMAN_CONFIG=$SANDMAN_STATE_DIR/config.yaml
 cat >"$SANDMAN_CONFIG" <<EOF
+sandman:
+  context: cluster
 cluster:
   slurm:
     partition: $SLURM_TEST_PARTITION
+    state_dir: $SHARED
+nopart:
+  slurm:
+    partition: no-such-partition
     state_dir: $SHARED
 EOF
 
@@ -105,6 +111,11 @@ run "$SANDMAN" create --cpu 64
 expect_eq "create of more CPUs than any node has fails" 1 "$RC"
 expect_match "it says Slurm's reason" 'Requested node configuration is not available' "$ERR"
 expect_eq "it leaves no record" "$before" "$(ls "$SHARED/slurm" | wc -l)"
+
+run "$SANDMAN" create -p nopart
+expect_eq "create in a partition that does not exist fails" 1 "$RC"
+expect_match "it says Slurm's reason" 'Invalid partition name' "$ERR"
+expect_eq "it leaves no record either" "$before" "$(ls "$SHARED/slurm" | wc -l)"
 
 # --- rm leaves nothing: records, node sandboxes, jobs, supervisors
 all=$("$SANDMAN" ls -aq)
