@@ -6,7 +6,8 @@ set -eu
 PKGS="build-essential cmake pkg-config libncurses-dev libvterm-dev libcurl4-openssl-dev \
 libcjson-dev libyaml-dev libuv1-dev libcmocka-dev libmicrohttpd-dev \
 tmux ncurses-term bubblewrap busybox-static util-linux iproute2 htop clang-format keyutils \
-podman runc conmon catatonit netavark aardvark-dns iptables curl stress-ng slirp4netns libarchive-dev"
+podman runc conmon catatonit netavark aardvark-dns iptables curl stress-ng slirp4netns libarchive-dev \
+slurm-wlm slurm-client"
 # make fuzz: clang and its libFuzzer/sanitizer runtimes (Debian 12's clang is 14).
 [ "${SANDMAN_FUZZ_DEPS:-}" = 1 ] && PKGS="$PKGS clang libclang-rt-14-dev perl"
 [ -n "${SANDMAN_EXTRA_PKGS:-}" ] && PKGS="$PKGS $SANDMAN_EXTRA_PKGS"
