@@ -1,4 +1,4 @@
-/* Shared between core/archive.c and core/archive_extract.c only: libarchive stream glue and
+/* Shared between core/archive*.c (and core/transfer.c) only: libarchive stream glue and
  * the entry check every reader of an untrusted stream runs. */
 #ifndef SM_ARCHIVE_INT_H
 #define SM_ARCHIVE_INT_H
@@ -37,6 +37,9 @@ typedef enum { SM_AR_OK, SM_AR_SKIP, SM_AR_BAD } sm_ar_verdict;
  * SKIP (FIFOs, sockets: a note in why) or BAD (why names the entry and the rule). */
 sm_ar_verdict sm_ar_check(struct archive_entry *e, const sm_manifest *m, char *path, size_t plen,
                           char *type, char *why, size_t wlen);
+
+/* Normalizes name into out; -1 when it is absolute or climbs with ".." (*rule says which). */
+int sm_ar_normalize(const char *name, char *out, size_t len, const char **rule);
 
 /* Appends a record to m; returns it. */
 sm_manifest_entry *sm_ar_manifest_add(sm_manifest *m, const char *path, char type,

@@ -1,20 +1,18 @@
 /* The transfer module (core/transfer.h). A provider's tar_get pushes and its tar_put pulls, while
  * libarchive on our side pulls from readers and pushes to writers, so each provider side runs on
- * a thread of its own joined to ours by a socket pair (send with MSG_NOSIGNAL: a side that
- * stops early is an error, not a SIGPIPE). A side that fails makes the other one's stream end
+ * a thread of its own (core/transfer_side.c). A side that fails makes the other one's stream end
  * in an error, never in a clean end of archive, so a half stream is never taken as complete. */
 #include "core/transfer.h"
 #include "core/transfer_exec.h"
+#include "core/transfer_side.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,141 +50,6 @@ const char *sm_transfer_error_seed_name(sm_transfer_error_class c)
     static const char *const n[] = {"", "SandboxTransferError", "SandboxProbeError",
                                     "SandboxUnavailableError"};
     return n[c];
-}
-
-/* ---------------------------------------------------------------- provider sides */
-
-typedef struct side {
-    sm_provider *p;
-    sm_handle *h;
-    const char *path;
-    bool get;        /* tar_get (pushes into fd) or tar_put (pulls from fd) */
-    int fd;          /* its end of the socket pair */
-    int rc;          /* atomic: set before fd closes */
-    int peer_failed; /* atomic: our end failed; an end of stream is an error */
-    sm_error err;
-    pthread_t t;
-    bool started;
-} side;
-
-static int sock_write(void *ud, const void *buf, size_t len)
-{
-    side *s = ud;
-    const char *p = buf;
-    while (len) {
-        ssize_t n = send(s->fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-static ssize_t sock_read(void *ud, void *buf, size_t len)
-{
-    side *s = ud;
-    ssize_t n;
-    do {
-        n = recv(s->fd, buf, len, 0);
-    } while (n < 0 && errno == EINTR);
-    if (n == 0 && __atomic_load_n(&s->peer_failed, __ATOMIC_SEQ_CST)) {
-        errno = EPIPE;
-        return -1;
-    }
-    return n;
-}
-
-static void *side_run(void *arg)
-{
-    side *s = arg;
-    int rc = s->get ? sm_tar_get(s->p, s->h, s->path, sock_write, s, &s->err)
-                    : sm_tar_put(s->p, s->h, s->path, sock_read, s, &s->err);
-    __atomic_store_n(&s->rc, rc, __ATOMIC_SEQ_CST);
-    shutdown(s->fd, SHUT_RDWR);
-    return NULL;
-}
-
-/* Our end of the stream with the provider side: what we read (get) or write (put). */
-typedef struct ours {
-    int fd;
-    side *peer;
-} ours;
-
-static ssize_t ours_read(void *ud, void *buf, size_t len)
-{
-    ours *o = ud;
-    ssize_t n;
-    do {
-        n = recv(o->fd, buf, len, 0);
-    } while (n < 0 && errno == EINTR);
-    /* the provider's tar_get ended: a clean end only if it succeeded */
-    if (n == 0 && __atomic_load_n(&o->peer->rc, __ATOMIC_SEQ_CST) != SM_OK) {
-        errno = EIO;
-        return -1;
-    }
-    return n;
-}
-
-static int ours_write(void *ud, const void *buf, size_t len)
-{
-    ours *o = ud;
-    side tmp = {.fd = o->fd};
-    return sock_write(&tmp, buf, len);
-}
-
-static int side_start(side *s, sm_provider *p, sm_handle *h, const char *path, bool get, ours *mine,
-                      sm_error *err)
-{
-    int sv[2];
-    *s = (side){.p = p, .h = h, .path = path, .get = get, .rc = -1};
-    sm_error_clear(&s->err);
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-        return sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "socketpair: %s",
-                            strerror(errno));
-    int big = 1 << 20;
-    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
-    setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
-    s->fd = sv[0];
-    *mine = (ours){.fd = sv[1], .peer = s};
-    if (pthread_create(&s->t, NULL, side_run, s) != 0) {
-        close(sv[0]);
-        close(sv[1]);
-        return sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_TRANSFER_FAILED,
-                            "cannot start a transfer thread");
-    }
-    s->started = true;
-    return SM_OK;
-}
-
-/* Ends our side (ok: a clean end of stream), waits for the provider side, and picks the error
- * to report: the provider's when it failed first, else ours. */
-static int side_finish(side *s, ours *mine, int our_rc, sm_error *err)
-{
-    if (!s->started)
-        return our_rc;
-    if (our_rc != SM_OK)
-        __atomic_store_n(&s->peer_failed, 1, __ATOMIC_SEQ_CST);
-    shutdown(mine->fd, our_rc == SM_OK ? SHUT_WR : SHUT_RDWR);
-    pthread_join(s->t, NULL);
-    close(mine->fd);
-    close(s->fd);
-    s->started = false;
-    if (s->rc != SM_OK && (our_rc == SM_OK || s->err.code != SM_OK)) {
-        /* a provider that failed because we stopped reading says "broken pipe": ours is
-         * the cause then */
-        bool ours_first =
-            our_rc != SM_OK && (strstr(s->err.msg, "Broken pipe") ||
-                                strstr(s->err.msg, "aborted") || strstr(s->err.msg, "callback"));
-        if (!ours_first) {
-            if (err)
-                *err = s->err;
-            return s->rc;
-        }
-    }
-    return our_rc;
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -307,14 +170,14 @@ static void fill(sm_transfer_result *r, const sm_manifest *m, double t0)
 static int verify(sm_provider *p, sm_handle *h, const char *remote, const sm_manifest *sent,
                   bool strip, sm_error *err)
 {
-    side sd;
-    ours mine;
-    int rc = side_start(&sd, p, h, remote, true, &mine, err);
+    sm_xfer_side sd;
+    sm_xfer_ours mine;
+    int rc = sm_xfer_side_start(&sd, p, h, remote, true, &mine, err);
     if (rc != SM_OK)
         return rc;
     sm_manifest got = {0};
-    rc = sm_archive_scan(ours_read, &mine, &got, err);
-    rc = side_finish(&sd, &mine, rc, err);
+    rc = sm_archive_scan(sm_xfer_ours_read, &mine, &got, err);
+    rc = sm_xfer_side_finish(&sd, &mine, rc, err);
     char why[512];
     if (rc == SM_OK && sm_manifest_compare(sent, &got, strip, why, sizeof why) < 0)
         rc =
@@ -392,12 +255,12 @@ static int upload(sm_sandbox *s, const char *local, const char *remote, bool wan
     if (rc == SM_OK) {
         prog g = {.o = o, .total = tree_bytes(dfd, lname, 0)};
         sm_archive_opts ao = ar_opts(&g);
-        side sd;
-        ours mine;
-        rc = side_start(&sd, p, h, rdir, false, &mine, err);
+        sm_xfer_side sd;
+        sm_xfer_ours mine;
+        rc = sm_xfer_side_start(&sd, p, h, rdir, false, &mine, err);
         if (rc == SM_OK) {
-            rc = sm_archive_write_tree(dfd, lname, rname, ours_write, &mine, &ao, &m, err);
-            rc = side_finish(&sd, &mine, rc, err);
+            rc = sm_archive_write_tree(dfd, lname, rname, sm_xfer_ours_write, &mine, &ao, &m, err);
+            rc = sm_xfer_side_finish(&sd, &mine, rc, err);
         }
         if (rc == SM_OK && !(o && o->no_verify)) {
             rc = verify(p, h, remote, &m, false, err);
@@ -450,13 +313,13 @@ static int download(sm_sandbox *s, const char *remote, const char *local, bool w
     } else {
         prog g = {.o = o, .total = -1};
         sm_archive_opts ao = ar_opts(&g);
-        side sd;
-        ours mine;
-        rc = side_start(&sd, p, h, remote, true, &mine, err);
+        sm_xfer_side sd;
+        sm_xfer_ours mine;
+        rc = sm_xfer_side_start(&sd, p, h, remote, true, &mine, err);
         if (rc == SM_OK) {
             /* nothing from a sandbox becomes setuid or setgid here */
-            rc = sm_archive_extract(dfd, lname, 01777, ours_read, &mine, &ao, &m, err);
-            rc = side_finish(&sd, &mine, rc, err);
+            rc = sm_archive_extract(dfd, lname, 01777, sm_xfer_ours_read, &mine, &ao, &m, err);
+            rc = sm_xfer_side_finish(&sd, &mine, rc, err);
         }
         r.verified = rc == SM_OK;
         close(dfd);
@@ -526,13 +389,13 @@ static int fd_write(void *ud, const void *buf, size_t len)
 }
 
 /* Copies the provider's raw stream to fd, counting it. */
-static int raw_to_fd(ours *mine, int fd, const sm_transfer_opts *o, sm_error *err)
+static int raw_to_fd(sm_xfer_ours *mine, int fd, const sm_transfer_opts *o, sm_error *err)
 {
     char *buf = xmalloc(SM_AR_BUF);
     fd_io f = {.fd = fd, .o = o};
     int rc = SM_OK;
     for (;;) {
-        ssize_t n = ours_read(mine, buf, SM_AR_BUF);
+        ssize_t n = sm_xfer_ours_read(mine, buf, SM_AR_BUF);
         if (n < 0) {
             rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "reading the stream: %s",
                               strerror(errno));
@@ -592,12 +455,12 @@ int sm_transfer_archive_copy(sm_sandbox *s, const char *remote, const char *arch
         rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "cannot write %s: %s", archive,
                           strerror(errno));
     } else {
-        side sd;
-        ours mine;
-        rc = side_start(&sd, p, h, remote, true, &mine, err);
+        sm_xfer_side sd;
+        sm_xfer_ours mine;
+        rc = sm_xfer_side_start(&sd, p, h, remote, true, &mine, err);
         if (rc == SM_OK) {
             rc = raw_to_fd(&mine, fd, o, err);
-            rc = side_finish(&sd, &mine, rc, err);
+            rc = sm_xfer_side_finish(&sd, &mine, rc, err);
         }
         if (rc == SM_OK && lseek(fd, 0, SEEK_SET) == 0) {
             fd_io f = {.fd = fd};
@@ -638,9 +501,9 @@ static int replay(sm_sandbox *s, int afd, const char *shown, const char *remote_
         rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "cannot reread %s: %s", shown,
                           strerror(errno));
     if (rc == SM_OK) {
-        side sd;
-        ours mine;
-        rc = side_start(&sd, p, h, remote_dir, false, &mine, err);
+        sm_xfer_side sd;
+        sm_xfer_ours mine;
+        rc = sm_xfer_side_start(&sd, p, h, remote_dir, false, &mine, err);
         if (rc == SM_OK) {
             char *buf = xmalloc(SM_AR_BUF);
             unsigned long long sent = 0;
@@ -653,7 +516,7 @@ static int replay(sm_sandbox *s, int afd, const char *shown, const char *remote_
                                       shown, strerror(errno));
                 if (n <= 0)
                     break;
-                if (ours_write(&mine, buf, (size_t)n) < 0) {
+                if (sm_xfer_ours_write(&mine, buf, (size_t)n) < 0) {
                     rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "sending %s: %s",
                                       shown, strerror(errno));
                     break;
@@ -663,7 +526,7 @@ static int replay(sm_sandbox *s, int afd, const char *shown, const char *remote_
                     o->progress(o->ud, sent, -1);
             }
             free(buf);
-            rc = side_finish(&sd, &mine, rc, err);
+            rc = sm_xfer_side_finish(&sd, &mine, rc, err);
         }
     }
     char *rd = NULL, *base = NULL;
@@ -763,12 +626,12 @@ int sm_transfer_download_stream(sm_sandbox *s, const char *remote, int out,
     prog g = {.o = o, .total = -1};
     sm_archive_opts ao = ar_opts(&g);
     fd_io f = {.fd = out};
-    side sd;
-    ours mine;
-    rc = side_start(&sd, p, h, remote, true, &mine, err);
+    sm_xfer_side sd;
+    sm_xfer_ours mine;
+    rc = sm_xfer_side_start(&sd, p, h, remote, true, &mine, err);
     if (rc == SM_OK) {
-        rc = sm_archive_recode(ours_read, &mine, NULL, fd_write, &f, &ao, &m, err);
-        rc = side_finish(&sd, &mine, rc, err);
+        rc = sm_archive_recode(sm_xfer_ours_read, &mine, NULL, fd_write, &f, &ao, &m, err);
+        rc = sm_xfer_side_finish(&sd, &mine, rc, err);
     }
     r.verified = rc == SM_OK;
     fill(&r, &m, t0);
@@ -798,19 +661,20 @@ int sm_transfer_copy(sm_sandbox *from, const char *src, sm_sandbox *to, const ch
     sm_transfer_result r = {0};
     prog g = {.o = o, .total = -1};
     sm_archive_opts ao = ar_opts(&g);
-    side a, b;
-    ours ma, mb;
-    rc = side_start(&a, pa, ha, src, true, &ma, err);
+    sm_xfer_side a, b;
+    sm_xfer_ours ma, mb;
+    rc = sm_xfer_side_start(&a, pa, ha, src, true, &ma, err);
     if (rc == SM_OK) {
-        rc = side_start(&b, pb, hb, ddir, false, &mb, err);
+        rc = sm_xfer_side_start(&b, pb, hb, ddir, false, &mb, err);
         if (rc == SM_OK) {
             /* checked and renamed entry by entry: what one sandbox sends is not trusted by
              * the other */
-            rc = sm_archive_recode(ours_read, &ma, dname, ours_write, &mb, &ao, &m, err);
-            int ra = side_finish(&a, &ma, rc, err);
-            rc = side_finish(&b, &mb, ra, err);
+            rc = sm_archive_recode(sm_xfer_ours_read, &ma, dname, sm_xfer_ours_write, &mb, &ao, &m,
+                                   err);
+            int ra = sm_xfer_side_finish(&a, &ma, rc, err);
+            rc = sm_xfer_side_finish(&b, &mb, ra, err);
         } else {
-            side_finish(&a, &ma, rc, NULL);
+            sm_xfer_side_finish(&a, &ma, rc, NULL);
         }
     }
     if (rc == SM_OK && !(o && o->no_verify)) {
