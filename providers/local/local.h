@@ -181,4 +181,11 @@ int local_tar_get(sm_provider *p, sm_handle *h, const char *remote, sm_write_fn 
 int local_tar_put(sm_provider *p, sm_handle *h, const char *remote_dir, sm_read_fn in, void *ud,
                   sm_error *err);
 
+/* The provider's status, list, stats and handle_free (local_list.c, local_stats.c). */
+int local_status(sm_provider *p, sm_handle *h, sm_sandbox_info *info, sm_error *err);
+int local_list(sm_provider *p, const sm_list_filter *f, sm_sandbox_info **out, size_t *n,
+               sm_error *err);
+int local_stats(sm_provider *p, sm_handle *h, sm_sample *s, sm_error *err);
+void local_handle_free(sm_provider *p, sm_handle *h);
+
 #endif
