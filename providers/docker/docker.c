@@ -3,10 +3,10 @@
  * shelling out to the docker CLI. This file is the vtable and the small operations (close,
  * serialize/connect, pause); each floor below has a file of its own: docker_config (settings),
  * docker_engine (the API client), docker_cache (per-handle state), docker_run (one exec),
- * docker_executor (the exec helper), docker_exec, docker_pty, docker_fs, docker_create and
- * docker_info (status, list, stats, endpoints). It must not know any other provider.
- * Sandbox ids are full container ids; the CLI resolves unique prefixes (such as the 12-character
- * short ids `docker ps` shows) through list(). */
+ * docker_executor (the exec helper), docker_exec, docker_pty, docker_fs, docker_tar (tar
+ * streams), docker_create and docker_info (status, list, stats, endpoints). It must not know
+ * any other provider. Sandbox ids are full container ids; the CLI resolves unique prefixes
+ * (such as the 12-character short ids `docker ps` shows) through list(). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include "providers/docker/docker_info.h"
 #include "providers/docker/docker_provider.h"
 #include "providers/docker/docker_pty.h"
+#include "providers/docker/docker_tar.h"
 
 static int docker_init(sm_provider *p, const cJSON *config, sm_error *err)
 {

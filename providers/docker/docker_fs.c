@@ -2,7 +2,7 @@
  * tar stream (with entries for missing parent directories) PUT into the deepest directory that
  * exists, so no shell or mkdir is needed inside the container; a download reads the first
  * entry of the tar the engine sends and writes it beside the target, then renames it into
- * place. Single files only: directory transfer belongs to the transfer feature (not yet here).
+ * place. Single files only: whole tar streams for directories are in docker_tar.c.
  * The tar writer and reader are deliberately tiny (ustar + pax path/size records). */
 #include "providers/docker/docker_fs.h"
 
@@ -22,9 +22,8 @@
 #include "core/util.h"
 #include "providers/docker/docker_cache.h"
 
-#define TAR_BLOCK    512
-#define XFER_TIMEOUT 3600.0
-#define MAX_LINKS    8
+#define TAR_BLOCK 512
+#define MAX_LINKS 8
 
 /* ---------------------------------------------------------------- tar writing */
 
@@ -161,7 +160,7 @@ static char *base_of(const char *path)
 
 /* Absolute remote path: relative ones are under the container's working directory. A
  * trailing slash means "into this directory" (the local file's name is kept). */
-static char *remote_path(docker_provider *dp, sm_handle *h, const char *remote, const char *local,
+char *docker_remote_path(docker_provider *dp, sm_handle *h, const char *remote, const char *local,
                          sm_error *err)
 {
     char *abs;
@@ -195,7 +194,7 @@ static char *remote_path(docker_provider *dp, sm_handle *h, const char *remote, 
 
 /* HEAD on the archive endpoint: 1 = a directory, 0 = exists but not a directory, -1 = absent.
  * The X-Docker-Container-Path-Stat header is base64 JSON with Go's file mode (bit 31 = dir). */
-static int remote_kind(docker_provider *dp, const char *cid, const char *path, sm_error *err)
+int docker_remote_kind(docker_provider *dp, const char *cid, const char *path, sm_error *err)
 {
     char *esc = sm_http_escape(path);
     char *full = docker_path(dp, err, "/containers/%s/archive?path=%s", cid, esc);
@@ -253,7 +252,7 @@ static int remote_kind(docker_provider *dp, const char *cid, const char *path, s
     return kind;
 }
 
-static int gone_error(sm_error *err, const char *cid)
+int docker_gone_error(sm_error *err, const char *cid)
 {
     return sm_error_set(err, SM_ERR_NOT_FOUND, SM_FAIL_NOT_FOUND, "sandbox %.12s does not exist",
                         cid);
@@ -277,7 +276,7 @@ int docker_upload(sm_provider *p, sm_handle *h, const char *local, const char *r
                             "directories come with the transfer feature)",
                             local);
     }
-    char *dest = remote_path(dp, h, remote, local, err);
+    char *dest = docker_remote_path(dp, h, remote, local, err);
     if (!dest) {
         close(fd);
         return err ? err->code : SM_ERR_RUNTIME;
@@ -292,7 +291,7 @@ int docker_upload(sm_provider *p, sm_handle *h, const char *local, const char *r
     char *parent = dir_of(dest), *anchor = xstrdup(parent);
     int rc = SM_OK;
     for (;;) {
-        int kind = remote_kind(dp, h->id, anchor, err);
+        int kind = docker_remote_kind(dp, h->id, anchor, err);
         if (kind == -2) {
             rc = err ? err->code : SM_ERR_RUNTIME;
             break;
@@ -306,7 +305,7 @@ int docker_upload(sm_provider *p, sm_handle *h, const char *local, const char *r
             break;
         }
         if (!strcmp(anchor, "/")) { /* even the root is missing: the container is */
-            rc = gone_error(err, h->id);
+            rc = docker_gone_error(err, h->id);
             break;
         }
         char *up = dir_of(anchor);
@@ -349,7 +348,7 @@ int docker_upload(sm_provider *p, sm_handle *h, const char *local, const char *r
                              .read_cb = tar_read,
                              .read_ud = &src,
                              .body_size = (long long)(src.head.len + src.size + src.tail_left),
-                             .timeout_s = XFER_TIMEOUT};
+                             .timeout_s = DOCKER_XFER_TIMEOUT};
             sm_http_resp resp;
             rc = sm_http_do(dp->http, &r, &resp, err);
             if (rc != SM_OK && src.read_errno)
@@ -377,16 +376,13 @@ int docker_upload(sm_provider *p, sm_handle *h, const char *local, const char *r
 
 /* ---------------------------------------------------------------- workdir */
 
-static int make_dir(docker_provider *dp, const char *cid, const char *workdir, unsigned mode,
-                    sm_error *err);
-
 int docker_make_workdir(docker_provider *dp, const char *cid, const char *workdir, sm_error *err)
 {
-    return make_dir(dp, cid, workdir, 01777, err);
+    return docker_make_dir(dp, cid, workdir, 01777, err);
 }
 
 /* Creates workdir (and the parents the engine adds for it) unless it exists. */
-static int make_dir(docker_provider *dp, const char *cid, const char *workdir, unsigned mode,
+int docker_make_dir(docker_provider *dp, const char *cid, const char *workdir, unsigned mode,
                     sm_error *err)
 {
     while (*workdir == '/')
@@ -394,7 +390,7 @@ static int make_dir(docker_provider *dp, const char *cid, const char *workdir, u
     if (!*workdir)
         return SM_OK;
     char *abs = xasprintf("/%s", workdir);
-    int kind = remote_kind(dp, cid, abs, err);
+    int kind = docker_remote_kind(dp, cid, abs, err);
     free(abs);
     if (kind != -1)
         return kind == -2 ? (err ? err->code : SM_ERR_RUNTIME) : SM_OK;
@@ -413,7 +409,7 @@ static int make_dir(docker_provider *dp, const char *cid, const char *workdir, u
                          .body = tar.data,
                          .body_len = tar.len,
                          .body_size = -1,
-                         .timeout_s = XFER_TIMEOUT};
+                         .timeout_s = DOCKER_XFER_TIMEOUT};
         sm_http_resp resp;
         rc = sm_http_do(dp->http, &r, &resp, err);
         if (rc == SM_OK && resp.status != 200)
@@ -590,7 +586,7 @@ int docker_download(sm_provider *p, sm_handle *h, const char *remote, const char
                     sm_error *err)
 {
     docker_provider *dp = p->impl;
-    char *src = remote_path(dp, h, remote, NULL, err);
+    char *src = docker_remote_path(dp, h, remote, NULL, err);
     if (!src)
         return err ? err->code : SM_ERR_RUNTIME;
     /* A local directory receives the file under its own name. */
@@ -635,7 +631,7 @@ int docker_download(sm_provider *p, sm_handle *h, const char *remote, const char
                              .path = path,
                              .write_cb = tar_write,
                              .write_ud = &s,
-                             .timeout_s = XFER_TIMEOUT,
+                             .timeout_s = DOCKER_XFER_TIMEOUT,
                              .idempotent = true,
                              .body_size = -1};
             rc = sm_http_do(dp->http, &r, &resp, err);
@@ -660,7 +656,7 @@ int docker_download(sm_provider *p, sm_handle *h, const char *remote, const char
             char reason[256];
             sm_http_body_reason(resp.body.data, reason, sizeof reason);
             if (strcasestr(reason, "no such container"))
-                rc = gone_error(err, h->id);
+                rc = docker_gone_error(err, h->id);
             else
                 rc = sm_error_set(err, SM_ERR_NOT_FOUND, SM_FAIL_TRANSFER_FAILED,
                                   "no file %s in sandbox %.12s", src, h->id);
@@ -704,145 +700,5 @@ int docker_download(sm_provider *p, sm_handle *h, const char *remote, const char
     free(tmp);
     free(dest);
     free(src);
-    return rc;
-}
-
-/* ---------------------------------------------------------------- tar streams */
-
-int docker_path_kind(sm_provider *p, sm_handle *h, const char *remote, sm_remote_kind *kind,
-                     sm_error *err)
-{
-    docker_provider *dp = p->impl;
-    char *path = remote_path(dp, h, remote, NULL, err);
-    if (!path)
-        return err ? err->code : SM_ERR_RUNTIME;
-    int k = remote_kind(dp, h->id, path, err);
-    free(path);
-    if (k == -2)
-        return err ? err->code : SM_ERR_RUNTIME;
-    *kind = k == 1 ? SM_KIND_DIR : k == 0 ? SM_KIND_FILE : SM_KIND_ABSENT;
-    return SM_OK;
-}
-
-typedef struct get_sink {
-    sm_write_fn out;
-    void *ud;
-    int werrno;
-} get_sink;
-
-static bool get_write(const char *data, size_t len, void *ud)
-{
-    get_sink *g = ud;
-    if (g->out(g->ud, data, len) < 0) {
-        g->werrno = errno ? errno : EIO;
-        return false;
-    }
-    return true;
-}
-
-int docker_tar_get(sm_provider *p, sm_handle *h, const char *remote, sm_write_fn out, void *ud,
-                   sm_error *err)
-{
-    docker_provider *dp = p->impl;
-    char *src = remote_path(dp, h, remote, NULL, err);
-    if (!src)
-        return err ? err->code : SM_ERR_RUNTIME;
-    char *esc = sm_http_escape(src);
-    char *path = docker_path(dp, err, "/containers/%s/archive?path=%s", h->id, esc);
-    free(esc);
-    if (!path) {
-        free(src);
-        return err ? err->code : SM_ERR_RUNTIME;
-    }
-    get_sink g = {.out = out, .ud = ud};
-    /* not idempotent: a retry after some bytes went out would repeat them in the stream */
-    sm_http_req r = {.method = "GET",
-                     .path = path,
-                     .write_cb = get_write,
-                     .write_ud = &g,
-                     .timeout_s = XFER_TIMEOUT,
-                     .body_size = -1};
-    sm_http_resp resp;
-    int rc = sm_http_do(dp->http, &r, &resp, err);
-    if (g.werrno)
-        rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED, "receiving %s: %s", src,
-                          strerror(g.werrno));
-    else if (rc == SM_OK && resp.status == 404) {
-        char reason[256];
-        sm_http_body_reason(resp.body.data, reason, sizeof reason);
-        rc = strcasestr(reason, "no such container")
-                 ? gone_error(err, h->id)
-                 : sm_error_set(err, SM_ERR_NOT_FOUND, SM_FAIL_TRANSFER_FAILED,
-                                "no %s in sandbox %.12s", src, h->id);
-    } else if (rc == SM_OK && resp.status != 200) {
-        rc = docker_http_error(err, resp.status, resp.body.data, NULL, SM_FAIL_TRANSFER_FAILED,
-                               "reading %s from sandbox %.12s", src, h->id);
-    }
-    if (rc != SM_OK && err)
-        snprintf(err->failure.operation, sizeof err->failure.operation, "download");
-    sm_http_resp_free(&resp);
-    free(path);
-    free(src);
-    return rc;
-}
-
-typedef struct put_src {
-    sm_read_fn in;
-    void *ud;
-    int rerrno;
-} put_src;
-
-static size_t put_read(char *buf, size_t len, void *ud)
-{
-    put_src *s = ud;
-    ssize_t n = s->in(s->ud, buf, len);
-    if (n < 0) {
-        s->rerrno = errno ? errno : EIO;
-        return (size_t)-1;
-    }
-    return (size_t)n;
-}
-
-int docker_tar_put(sm_provider *p, sm_handle *h, const char *remote_dir, sm_read_fn in, void *ud,
-                   sm_error *err)
-{
-    docker_provider *dp = p->impl;
-    char *dir = remote_path(dp, h, remote_dir, NULL, err);
-    if (!dir)
-        return err ? err->code : SM_ERR_RUNTIME;
-    int rc = make_dir(dp, h->id, dir, 0755, err);
-    if (rc != SM_OK && err)
-        err->failure.kind = SM_FAIL_TRANSFER_FAILED;
-    char *path = NULL;
-    if (rc == SM_OK) {
-        char *esc = sm_http_escape(dir);
-        path = docker_path(dp, err, "/containers/%s/archive?path=%s", h->id, esc);
-        free(esc);
-        if (!path)
-            rc = err ? err->code : SM_ERR_RUNTIME;
-    }
-    if (rc == SM_OK) {
-        put_src src = {.in = in, .ud = ud};
-        sm_http_req r = {.method = "PUT",
-                         .path = path,
-                         .content_type = "application/x-tar",
-                         .read_cb = put_read,
-                         .read_ud = &src,
-                         .body_size = -1,
-                         .timeout_s = XFER_TIMEOUT};
-        sm_http_resp resp;
-        rc = sm_http_do(dp->http, &r, &resp, err);
-        if (src.rerrno)
-            rc = sm_error_set(err, SM_ERR_IO, SM_FAIL_TRANSFER_FAILED,
-                              "the stream for %s ended early: %s", dir, strerror(src.rerrno));
-        else if (rc == SM_OK && resp.status != 200)
-            rc = docker_http_error(err, resp.status, resp.body.data, NULL, SM_FAIL_TRANSFER_FAILED,
-                                   "writing into %s in sandbox %.12s", dir, h->id);
-        sm_http_resp_free(&resp);
-    }
-    if (rc != SM_OK && err)
-        snprintf(err->failure.operation, sizeof err->failure.operation, "upload");
-    free(path);
-    free(dir);
     return rc;
 }

@@ -48,6 +48,11 @@ typedef struct osb_box {
     char *workdir; /* the spec's, kept in a label so another process finds it */
 } osb_box;
 
+/* Label keys (after the configured key prefix) of what a sandbox carries for us. */
+#define OSB_ATTEMPT_KEY "sandman-create-attempt"
+#define OSB_PORTS_KEY   "sandman-ports"
+#define OSB_WORKDIR_KEY "sandman-workdir"
+
 extern const char *const osb_config_keys[];
 int osb_cfg_parse(const cJSON *config, osb_cfg *c, sm_error *err);
 void osb_cfg_free(osb_cfg *c);
@@ -56,6 +61,14 @@ void osb_cfg_free(osb_cfg *c);
 int osb_call(osb *o, const char *method, const char *path, const cJSON *body, double timeout_s,
              bool idempotent, int *status, cJSON **reply, sm_error *err);
 osb_box *osb_box_of(sm_handle *h);
+/* The create request's body for spec, tagged with attempt (osb_body.c); NULL with err set on
+ * bad provider_options or no image. Caller deletes. */
+cJSON *osb_create_body(osb *o, sm_provider *p, const sm_spec *spec, const char *attempt,
+                       sm_error *err);
+/* A path as a label value and back (osb_body.c); NULL when it does not fit or is not one.
+ * Caller frees. */
+char *osb_workdir_label(const char *path);
+char *osb_workdir_unlabel(const char *v);
 /* The execd client of a sandbox (endpoint of port 44772, direct or through the server). */
 int osb_execd(osb *o, sm_handle *h, sm_http **out, sm_error *err);
 
