@@ -226,26 +226,16 @@ int main(int argc, char **argv)
     printf("provider %s claims: %s\n", ct_name, caps[0] ? caps : "(nothing optional)");
 
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exec_codes_are_data),
-        cmocka_unit_test(test_exec_request),
-        cmocka_unit_test(test_exec_timeout),
-        cmocka_unit_test(test_exec_concurrent),
-        cmocka_unit_test(test_exec_on_gone_sandbox),
-        cmocka_unit_test(test_spec_files),
-        cmocka_unit_test(test_spec_files_rollback),
-        cmocka_unit_test(test_upload_download),
-        cmocka_unit_test(test_transfer_dir),
-        cmocka_unit_test(test_status_and_close),
-        cmocka_unit_test(test_close_gone),
-        cmocka_unit_test(test_ttl),
-        cmocka_unit_test(test_list_by_label),
-        cmocka_unit_test(test_stats),
-        cmocka_unit_test(test_pty_session),
-        cmocka_unit_test(test_pty_pipe_mode),
-        cmocka_unit_test(test_pty_attach),
-        cmocka_unit_test(test_endpoint),
-        cmocka_unit_test(test_serialize_connect),
-        cmocka_unit_test(test_pause_resume),
+        cmocka_unit_test(test_exec_codes_are_data),  cmocka_unit_test(test_exec_request),
+        cmocka_unit_test(test_exec_timeout),         cmocka_unit_test(test_exec_concurrent),
+        cmocka_unit_test(test_exec_on_gone_sandbox), cmocka_unit_test(test_spec_files),
+        cmocka_unit_test(test_spec_files_rollback),  cmocka_unit_test(test_upload_download),
+        cmocka_unit_test(test_transfer_dir),         cmocka_unit_test(test_status_and_close),
+        cmocka_unit_test(test_close_gone),           cmocka_unit_test(test_ttl),
+        cmocka_unit_test(test_list_by_label),        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_pty_session),          cmocka_unit_test(test_pty_pipe_mode),
+        cmocka_unit_test(test_pty_attach),           cmocka_unit_test(test_endpoint),
+        cmocka_unit_test(test_serialize_connect),    cmocka_unit_test(test_pause_resume),
     };
     if (getenv("SANDMAN_CONTRACT_FILTER"))
         cmocka_set_test_filter(getenv("SANDMAN_CONTRACT_FILTER"));
