@@ -119,6 +119,26 @@ int sm_parse_duration(const char *s, double *out)
     return 0;
 }
 
+char *sm_find_beside_self(const char *const *rel, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return NULL;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char *p = xasprintf("%s/%s", exe, rel[i]), *real = realpath(p, NULL);
+        free(p);
+        if (real && access(real, X_OK) == 0)
+            return real;
+        free(real);
+    }
+    return NULL;
+}
+
 void sm_sleep_s(double s, volatile sig_atomic_t *stop)
 {
     if (s <= 0)

@@ -28,6 +28,9 @@ double sm_now_wall(void);
 /* Parses a duration such as 90, 1.5s, 250ms, 10m, 2h30m, 3d or 1w into seconds (>= 0);
  * -1 when it is not one. */
 int sm_parse_duration(const char *s, double *out);
+/* The first of the paths rel (relative to the directory of this program's binary) that is an
+ * executable file, resolved (realpath); NULL when none is. */
+char *sm_find_beside_self(const char *const *rel, size_t n);
 /* Sleeps s seconds, resuming after signals, until done or (stop not NULL) *stop is set. */
 void sm_sleep_s(double s, volatile sig_atomic_t *stop);
 /* Formats an epoch time as RFC 3339 UTC with milliseconds into buf (>= 32 bytes). */

@@ -2,11 +2,12 @@
  * this binary with the same arguments, so only the dashboard loads the dashboard's libraries.
  * The verb's options were checked here already; the dashboard parses them again. */
 #include <errno.h>
-#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "main/commands.h"
 
 #define DASHBOARD "sandman-dashboard"
@@ -14,17 +15,21 @@
 int sm_tui_start(sm_cli *cli, cli_call *c)
 {
     (void)c;
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - sizeof DASHBOARD - 1);
-    if (n <= 0) {
-        fprintf(cli->err, "sandman: cannot find this program's directory: %s\n", strerror(errno));
-        return CLI_FAIL;
+    static const char *const rel[] = {DASHBOARD};
+    char *path = sm_find_beside_self(rel, 1);
+    int e = ENOENT;
+    if (path) {
+        fflush(NULL);
+        execv(path, sm_main_argv);
+        e = errno;
+    } else { /* name where it was looked for */
+        char *self = realpath("/proc/self/exe", NULL), *slash = self ? strrchr(self, '/') : NULL;
+        if (slash)
+            *slash = '\0';
+        path = xasprintf("%s/%s", self ? self : ".", DASHBOARD);
+        free(self);
     }
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    strcpy(slash ? slash + 1 : self, DASHBOARD);
-    fflush(NULL);
-    execv(self, sm_main_argv);
-    fprintf(cli->err, "sandman: cannot start the dashboard (%s): %s\n", self, strerror(errno));
+    fprintf(cli->err, "sandman: cannot start the dashboard (%s): %s\n", path, strerror(e));
+    free(path);
     return CLI_FAIL;
 }

@@ -41,23 +41,9 @@ static char *find_supervisor(void)
     const char *env = getenv("SANDMAN_SUPERVISOR");
     if (env && *env)
         return xstrdup(env);
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
-        const char *rel[] = {"sandman-supervisor", "../sandman-supervisor",
-                             "../libexec/sandman/sandman-supervisor"};
-        for (size_t i = 0; i < SM_ARRAY_LEN(rel); i++) {
-            char *p = xasprintf("%s/%s", exe, rel[i]);
-            if (access(p, X_OK) == 0)
-                return p;
-            free(p);
-        }
-    }
-    return NULL;
+    static const char *const rel[] = {"sandman-supervisor", "../sandman-supervisor",
+                                      "../libexec/sandman/sandman-supervisor"};
+    return sm_find_beside_self(rel, SM_ARRAY_LEN(rel));
 }
 
 /* expose_home (bool) and hide (a list of absolute paths) shape what a host image hides. */

@@ -69,25 +69,9 @@ static char *find_sandman(void)
     const char *env = getenv("SANDMAN_SLURM_SANDMAN");
     if (env && *env)
         return xstrdup(env);
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash && !strcmp(slash + 1, "sandman"))
-            return xstrdup(exe);
-        if (slash)
-            *slash = '\0';
-        const char *rel[] = {"sandman", "../sandman"};
-        for (size_t i = 0; i < SM_ARRAY_LEN(rel); i++) {
-            char *p = xasprintf("%s/%s", exe, rel[i]), *real = p ? realpath(p, NULL) : NULL;
-            free(p);
-            if (real && access(real, X_OK) == 0)
-                return real;
-            free(real);
-        }
-    }
-    return xstrdup("sandman");
+    static const char *const rel[] = {"sandman", "../sandman"};
+    char *p = sm_find_beside_self(rel, SM_ARRAY_LEN(rel));
+    return p ? p : xstrdup("sandman");
 }
 
 static void slurm_destroy(sm_provider *p)
