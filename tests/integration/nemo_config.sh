@@ -87,10 +87,12 @@ sandbox:
     create: {extra_start_args: [--containall]}
 YAML
 before=$(count_sandboxes)
+# the providers this sandman has, as `sandman providers` lists them
+AVAIL=$("$SANDMAN" providers -o json | json '", ".join(p["name"] for p in d)')
 run "$SANDMAN" -c "$D/apptainer.yaml" create
 expect_eq "create with a provider sandman lacks exits 2" 2 "$RC"
 expect_eq "saying which provider the file asked for" \
-    "sandman: provider 'apptainer' (block 'sandbox' in $D/apptainer.yaml) is not built into this sandman; available: docker, local" "$ERR"
+    "sandman: provider 'apptainer' (block 'sandbox' in $D/apptainer.yaml) is not built into this sandman; available: $AVAIL" "$ERR"
 expect_eq "and no sandbox was made" "$before" "$(count_sandboxes)"
 cat >"$D/inline.yaml" <<'YAML'
 my_agent:
@@ -101,7 +103,7 @@ my_agent:
 YAML
 run "$SANDMAN" -c "$D/inline.yaml" create
 expect_eq "an inline sandbox_provider under a server block is used too" \
-    "sandman: provider 'apptainer' (block 'my_agent.responses_api_agents.my_agent.sandbox_provider' in $D/inline.yaml) is not built into this sandman; available: docker, local" "$ERR"
+    "sandman: provider 'apptainer' (block 'my_agent.responses_api_agents.my_agent.sandbox_provider' in $D/inline.yaml) is not built into this sandman; available: $AVAIL" "$ERR"
 expect_eq "nothing made then either" "$before" "$(count_sandboxes)"
 
 # ---- provider option errors point into the file
@@ -125,7 +127,8 @@ expect_match "which also goes to stderr" "OPENSANDBOX_API_KEY is not set" "$ERR"
 run env OPENSANDBOX_API_KEY=k "$SANDMAN" providers -c "$D/merged.yaml" -o json
 expect_eq "in JSON: the default and each block" "sandbox local True" \
     "$(echo "$OUT" | json 'd["default"]+" "+[b for b in d["blocks"] if b["name"]=="sandbox"][0]["provider"]+" "+str([b for b in d["blocks"] if b["name"]=="sandbox"][0]["ok"])')"
-expect_match "a provider that is not built is the remaining error" "not built into this sandman" \
+expect_match "with the key set, the block's own check is the remaining error (file, line, key)" \
+    "merged.yaml:[0-9]+: block 'remote': opensandbox.connection.domain is required" \
     "$(echo "$OUT" | json '[b for b in d["blocks"] if b["name"]=="remote"][0]["error"]')"
 printf 'sandbox:\n  local: {default_timeout_s: 60}\n' >"$D/good.yaml"
 run "$SANDMAN" providers -c "$D/good.yaml"
