@@ -314,7 +314,8 @@ static int add_dir(walker *w, int fd, const char *path, int depth)
         names[n++] = xstrdup(de->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n) /* qsort wants an array, even for none */
+        qsort(names, n, sizeof *names, cmp_str);
     int rc = SM_OK;
     for (size_t i = 0; i < n; i++) {
         if (rc == SM_OK) {

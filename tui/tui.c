@@ -203,6 +203,7 @@ out:
     tui_confirm_close(&app);
     free(app.output);
     cJSON_Delete(app.ev_paused);
+    tui_events_free(&app);
     free(app.paste);
     free(app.pick);
     tui_model_free(&app.model);

@@ -90,6 +90,17 @@ static tui_evline format(const cJSON *ev)
     return l;
 }
 
+void tui_events_free(tui_app *app)
+{
+    for (size_t i = 0; i < app->ev_nlines; i++)
+        evline_free(&app->ev_lines[i]);
+    free(app->ev_lines);
+    free(app->ev_vis);
+    app->ev_lines = NULL;
+    app->ev_vis = NULL;
+    app->ev_nlines = app->ev_nvis = 0;
+}
+
 /* Brings the cache up to the feed: events already formatted keep their text (new ones come in
  * at the head, old ones leave at the tail, in between the order holds), new ones are
  * formatted. Nothing is done when the feed has not changed since. */

@@ -33,6 +33,8 @@ void tui_detail_draw(tui_app *app, int top, int height);
 
 /* ---- events.c ---- */
 void tui_events_draw(tui_app *app, int top, int height);
+/* Frees the view's cache of formatted events (at the dashboard's end). */
+void tui_events_free(tui_app *app);
 void tui_events_click(tui_app *app, int y, int top);
 void tui_events_move(tui_app *app, int delta);
 void tui_events_page(tui_app *app, int dir);
