@@ -5,16 +5,22 @@
 # shows only the current provider's sandboxes; an unreachable provider is named as such.
 . "$(dirname "$0")/lib_tmux.sh"
 
-# A unix socket that accepts every connection and never writes a byte.
+# A unix socket that accepts every connection and never writes a byte; it ends with the test
+# (it checks its parent each second: an EXIT trap alone left one behind per run).
 HUNG_SOCK=$SANDMAN_STATE_DIR/hung.sock
 python3 -c '
 import os, socket, sys
+parent = os.getppid()
 s = socket.socket(socket.AF_UNIX)
 s.bind(sys.argv[1])
 s.listen(64)
+s.settimeout(1)
 held = []
-while True:
-    held.append(s.accept()[0])
+while os.getppid() == parent and os.path.exists(sys.argv[1]):
+    try:
+        held.append(s.accept()[0])
+    except socket.timeout:
+        pass
 ' "$HUNG_SOCK" </dev/null >/dev/null 2>&1 &
 LISTENER=$!
 trap 'kill $LISTENER 2>/dev/null; tmux_cleanup' EXIT
