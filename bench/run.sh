@@ -3,7 +3,7 @@
 # directory, prints each figure beside its same-run baseline, and exits non-zero when a target is
 # missed: local_bench (the local provider beside raw bwrap/unshare spawns), then ui_bench (the
 # dashboard's sampling, frame and live CPU beside htop's own), docker_bench, cli_bench (a
-# headless verb's start) and term_bench. All always run; the exit status
+# headless verb's start), term_bench and transfer_bench. All always run; the exit status
 # is the worst of them (1 = a target missed, 2 = an error). Further arguments go to
 # local_bench (e.g. -n 200); $UI_BENCH_ARGS to ui_bench (e.g. "-n 200 -w 10"). Every sandbox is
 # removed after each benchmark, also on failure or interrupt; the figures are also written to
@@ -132,7 +132,19 @@ else
 fi
 rc4=$(verdict term_bench "$rc4")
 
+# transfer_bench: directory upload/download beside tar | tar (and docker cp). $SIZE_MIB sets the
+# tree's size (default 1024); SANDMAN_SKIP_TRANSFER=1 skips it.
+echo
+rc6=0
+if [ "${SANDMAN_SKIP_TRANSFER:-}" = 1 ]; then
+    echo "bench: transfer_bench skipped (SANDMAN_SKIP_TRANSFER=1)" >&2
+else
+    bash bench/transfer_bench.sh "$BUILD" || rc6=$?
+fi
+rc6=$(verdict transfer_bench "$rc6")
+
 rc=$rc1
+[ "$rc6" -le "$rc" ] || rc=$rc6
 [ "$rc2" -le "$rc" ] || rc=$rc2
 [ "$rc3" -le "$rc" ] || rc=$rc3
 [ "$rc4" -le "$rc" ] || rc=$rc4
