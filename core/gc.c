@@ -27,27 +27,12 @@ static int boot_id(char *buf, size_t len)
     return sm_read_small("/proc/sys/kernel/random/boot_id", buf, len);
 }
 
-/* Field 22 of /proc/PID/stat (after the command's closing parenthesis), and its state. */
-static unsigned long long start_of(pid_t pid, char *state)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (sm_read_small(path, buf, sizeof buf) < 0)
-        return 0;
-    char *p = strrchr(buf, ')');
-    if (p && p[1] == ' ' && state)
-        *state = p[2];
-    for (int i = 0; i < 20 && p; i++)
-        p = strchr(p + 1, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
-}
-
 int sm_gc_owner_token(pid_t pid, char *buf, size_t len)
 {
     char boot[64];
     if (pid <= 0)
         pid = getpid();
-    unsigned long long start = start_of(pid, NULL);
+    unsigned long long start = sm_proc_start(pid, NULL);
     if (!start || boot_id(boot, sizeof boot) < 0)
         return -1;
     snprintf(buf, len, "%s:%d:%llu", boot, (int)pid, start);
@@ -72,7 +57,7 @@ int sm_gc_owner_gone(const char *token)
     if (boot_id(mine, sizeof mine) < 0 || strcmp(boot, mine))
         return -1; /* another boot of this host or another host: cannot tell */
     char state = 0;
-    unsigned long long now = start_of((pid_t)pid, &state);
+    unsigned long long now = sm_proc_start((pid_t)pid, &state);
     /* gone, its pid reused by another process, or a zombie whose parent has not reaped it */
     return now != start || state == 'Z' || state == 'X';
 }

@@ -139,6 +139,20 @@ char *sm_find_beside_self(const char *const *rel, size_t n)
     return NULL;
 }
 
+unsigned long long sm_proc_start(pid_t pid, char *state)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (sm_read_small(path, buf, sizeof buf) < 0)
+        return 0;
+    char *p = strrchr(buf, ')'); /* the command may hold spaces and parentheses */
+    if (p && p[1] == ' ' && state)
+        *state = p[2];
+    for (int i = 0; i < 20 && p; i++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
 void sm_sleep_s(double s, volatile sig_atomic_t *stop)
 {
     if (s <= 0)

@@ -31,6 +31,9 @@ int sm_parse_duration(const char *s, double *out);
 /* The first of the paths rel (relative to the directory of this program's binary) that is an
  * executable file, resolved (realpath); NULL when none is. */
 char *sm_find_beside_self(const char *const *rel, size_t n);
+/* A process's start time in clock ticks since boot (field 22 of /proc/PID/stat), 0 when it is
+ * gone; its state letter (R, S, Z...) into *state when state is not NULL. */
+unsigned long long sm_proc_start(pid_t pid, char *state);
 /* Sleeps s seconds, resuming after signals, until done or (stop not NULL) *stop is set. */
 void sm_sleep_s(double s, volatile sig_atomic_t *stop);
 /* Formats an epoch time as RFC 3339 UTC with milliseconds into buf (>= 32 bytes). */

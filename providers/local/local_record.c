@@ -41,21 +41,9 @@ static bool supervisor_alive(const char *dir)
     return alive;
 }
 
-static unsigned long long starttime_of(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (sm_read_small(path, buf, sizeof buf) < 0)
-        return 0;
-    char *p = strrchr(buf, ')');
-    for (int i = 0; i < 20 && p; i++)
-        p = strchr(p + 1, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
-}
-
 bool local_record_init_alive(const local_record *r)
 {
-    return r->init_pid > 0 && r->starttime && starttime_of(r->init_pid) == r->starttime;
+    return r->init_pid > 0 && r->starttime && sm_proc_start(r->init_pid, NULL) == r->starttime;
 }
 
 bool local_record_alive(const local_record *r)

@@ -49,18 +49,6 @@ static bool in_path(const char *name)
     return false;
 }
 
-static unsigned long long start_of(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (sm_read_small(path, buf, sizeof buf) < 0)
-        return 0;
-    char *p = strrchr(buf, ')');
-    for (int i = 0; i < 20 && p; i++)
-        p = strchr(p + 1, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
-}
-
 /* A port on 127.0.0.1 nothing holds now (the kernel's pick), or -1. */
 static int free_port(void)
 {
@@ -270,7 +258,7 @@ static int forward(int dirfd, int port, char *msg, size_t len)
 
 static void kill_slirp(pid_t pid, unsigned long long start)
 {
-    if (pid > 1 && start && start_of(pid) == start)
+    if (pid > 1 && start && sm_proc_start(pid, NULL) == start)
         kill(pid, SIGKILL);
 }
 
@@ -309,7 +297,7 @@ int local_net_start(const char *dir, const int *ports, size_t nports, sm_error *
     if (pid > 0)
         join_cgroups(&launch, pid);
     launch_free(&launch);
-    unsigned long long start = pid > 0 ? start_of(pid) : 0;
+    unsigned long long start = pid > 0 ? sm_proc_start(pid, NULL) : 0;
     int rc = SM_OK;
     if (pid <= 0) {
         rc = sm_error_set(err, SM_ERR_RUNTIME, SM_FAIL_CREATE_FAILED, "network: private: %s",
