@@ -122,6 +122,26 @@ static void box_fill(osb_box *b, const cJSON *sb, const char *prefix)
     pthread_mutex_unlock(&b->lock);
 }
 
+/* The server's endpoint for a sandbox's port: its URL (a scheme added when the server leaves it
+ * out, as the real one does) into *url, and the reply (headers) into *reply; both the caller's. */
+static int endpoint_of(osb *o, sm_handle *h, int port, const char *what, char **url, cJSON **reply,
+                       sm_error *err)
+{
+    *url = NULL;
+    *reply = NULL;
+    char *path = xasprintf("/sandboxes/%s/endpoints/%d%s", h->id, port,
+                           o->cfg.use_server_proxy ? "?use_server_proxy=true" : "");
+    int status = 0;
+    int rc = osb_call(o, "GET", path, NULL, o->cfg.request_timeout_s, true, &status, reply, err);
+    free(path);
+    const char *ep = sm_json_str(*reply, "endpoint");
+    if (rc == SM_OK && (status != 200 || !ep))
+        rc = answer_error(err, status, *reply, SM_FAIL_SANDBOX_ERROR, what);
+    if (rc == SM_OK)
+        *url = strstr(ep, "://") ? xstrdup(ep) : xasprintf("%s://%s", o->cfg.protocol, ep);
+    return rc;
+}
+
 int osb_execd(osb *o, sm_handle *h, sm_http **out, sm_error *err)
 {
     osb_box *b = osb_box_of(h);
@@ -132,17 +152,10 @@ int osb_execd(osb *o, sm_handle *h, sm_http **out, sm_error *err)
         *out = have;
         return SM_OK;
     }
-    char *path = xasprintf("/sandboxes/%s/endpoints/44772%s", h->id,
-                           o->cfg.use_server_proxy ? "?use_server_proxy=true" : "");
-    int status = 0;
-    cJSON *reply = NULL;
-    int rc = osb_call(o, "GET", path, NULL, o->cfg.request_timeout_s, true, &status, &reply, err);
-    free(path);
-    const char *ep = sm_json_str(reply, "endpoint");
-    if (rc == SM_OK && (status != 200 || !ep))
-        rc = answer_error(err, status, reply, SM_FAIL_SANDBOX_ERROR, "execd endpoint");
+    char *url;
+    cJSON *reply;
+    int rc = endpoint_of(o, h, 44772, "execd endpoint", &url, &reply, err);
     if (rc == SM_OK) {
-        char *url = strstr(ep, "://") ? xstrdup(ep) : xasprintf("%s://%s", o->cfg.protocol, ep);
         sm_http_opts ho = {.url = url,
                            .what = "the sandbox's execd",
                            .connect_timeout_s = 10,
@@ -560,17 +573,10 @@ static int osb_endpoint(sm_provider *p, sm_handle *h, int port, sm_endpoint *out
     pthread_mutex_unlock(&b->lock);
     if (!declared)
         return sm_error_set(err, SM_ERR_INVALID, SM_FAIL_INVALID_REQUEST, "%s", msg);
-    char *path = xasprintf("/sandboxes/%s/endpoints/%d%s", h->id, port,
-                           o->cfg.use_server_proxy ? "?use_server_proxy=true" : "");
-    int status = 0;
-    cJSON *reply = NULL;
-    int rc = osb_call(o, "GET", path, NULL, o->cfg.request_timeout_s, true, &status, &reply, err);
-    free(path);
-    const char *ep = sm_json_str(reply, "endpoint");
-    if (rc == SM_OK && (status != 200 || !ep))
-        rc = answer_error(err, status, reply, SM_FAIL_SANDBOX_ERROR, "endpoint");
+    char *url;
+    cJSON *reply;
+    int rc = endpoint_of(o, h, port, "endpoint", &url, &reply, err);
     if (rc == SM_OK) {
-        char *url = strstr(ep, "://") ? xstrdup(ep) : xasprintf("%s://%s", o->cfg.protocol, ep);
         rc = sm_endpoint_set(out, url, err);
         free(url);
         const cJSON *hd;
